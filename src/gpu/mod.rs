@@ -1,0 +1,1 @@
+//! GPU backend: CUDA driver runtime, embedded PTX modules and kernel launchers.

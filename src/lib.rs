@@ -1,0 +1,15 @@
+//! filsnark: a Filecoin Groth16 prover.
+//!
+//! The library is laid out by the stage of the math each module owns:
+//! - [`input`]   — c1.json (lotus/Curio wrapper and raw form), registered proofs, sector shapes.
+//! - [`circuit`] — building Filecoin circuits and recording their witness (A·z, B·z, C·z, densities).
+//! - [`srs`]     — the official `.params`/`.vk` format: mmap, section offsets, validation, lookup.
+//! - [`groth16`] — backend-independent Groth16: H polynomial plan, proof assembly, encoding, verification.
+//! - [`cpu`]     — NTT and MSM on the CPU (blst + rayon): the reference and the fallback.
+//! - [`gpu`]     — CUDA driver runtime (cudarc), embedded PTX modules, kernel launchers.
+pub mod circuit;
+pub mod cpu;
+pub mod gpu;
+pub mod groth16;
+pub mod input;
+pub mod srs;
