@@ -12,4 +12,5 @@ pub mod cpu;
 pub mod gpu;
 pub mod groth16;
 pub mod input;
+pub mod porep;
 pub mod srs;

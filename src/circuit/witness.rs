@@ -1,0 +1,173 @@
+//! Witness synthesis: a `ConstraintSystem` that evaluates each constraint's A, B and C linear
+//! combinations at the assignment as the circuit enforces it, the way a Groth16 prover needs
+//! them (bellperson's `ProvingAssignment` semantics: one extra `input_i · 0 = 0` constraint per
+//! input; inputs have full density in A; a variable is dense in A or B when it occurs there with
+//! a non-zero coefficient).
+use bellperson::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use blstrs::Scalar;
+use ff::Field;
+
+use super::Density;
+
+/// Everything the prover needs from one synthesized circuit.
+pub struct Assignment {
+    /// Public inputs, `inputs[0]` = ONE.
+    pub inputs: Vec<Scalar>,
+    pub aux: Vec<Scalar>,
+    /// A·z, B·z, C·z, one per constraint (the input constraints last).
+    pub a: Vec<Scalar>,
+    pub b: Vec<Scalar>,
+    pub c: Vec<Scalar>,
+    pub a_aux_density: Density,
+    pub b_input_density: Density,
+    pub b_aux_density: Density,
+}
+
+impl Assignment {
+    pub fn num_constraints(&self) -> usize {
+        self.a.len()
+    }
+}
+
+/// The recording constraint system. Create with [`WitnessCs::new`], run the circuit, then
+/// [`WitnessCs::finish`].
+pub struct WitnessCs(Assignment);
+
+impl WitnessCs {
+    /// `capacity`: expected constraints, to allocate once (0 if unknown).
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut cs = WitnessCs(Assignment {
+            inputs: Vec::with_capacity(64),
+            aux: Vec::with_capacity(capacity),
+            a: Vec::with_capacity(capacity),
+            b: Vec::with_capacity(capacity),
+            c: Vec::with_capacity(capacity),
+            a_aux_density: Density::with_capacity(capacity),
+            b_input_density: Density::with_capacity(64),
+            b_aux_density: Density::with_capacity(capacity),
+        });
+        cs.0.inputs.push(Scalar::ONE);
+        cs.0.b_input_density.push();
+        cs
+    }
+
+    /// Appends the `input_i · 0 = 0` constraints and returns the assignment.
+    pub fn finish(mut self) -> Assignment {
+        let s = &mut self.0;
+        for i in 0..s.inputs.len() {
+            s.a.push(s.inputs[i]);
+            s.b.push(Scalar::ZERO);
+            s.c.push(Scalar::ZERO);
+        }
+        self.0
+    }
+}
+
+/// Σ coeff·value over a linear combination, marking occurring variables in the densities.
+#[inline]
+fn eval(
+    lc: &LinearCombination<Scalar>,
+    inputs: &[Scalar],
+    aux: &[Scalar],
+    mut input_density: Option<&mut Density>,
+    mut aux_density: Option<&mut Density>,
+) -> Scalar {
+    let mut acc = Scalar::ZERO;
+    for (&i, coeff) in lc.iter_inputs() {
+        if bool::from(coeff.is_zero()) {
+            continue;
+        }
+        acc += term(inputs[i], coeff);
+        if let Some(d) = input_density.as_deref_mut() {
+            d.set(i);
+        }
+    }
+    for (&i, coeff) in lc.iter_aux() {
+        if bool::from(coeff.is_zero()) {
+            continue;
+        }
+        acc += term(aux[i], coeff);
+        if let Some(d) = aux_density.as_deref_mut() {
+            d.set(i);
+        }
+    }
+    acc
+}
+
+#[inline]
+fn term(value: Scalar, coeff: &Scalar) -> Scalar {
+    if *coeff == Scalar::ONE {
+        value
+    } else if bool::from(value.is_zero()) {
+        Scalar::ZERO
+    } else {
+        value * coeff
+    }
+}
+
+impl ConstraintSystem<Scalar> for WitnessCs {
+    type Root = Self;
+
+    fn new() -> Self {
+        Self::with_capacity(0)
+    }
+
+    fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.aux.push(f()?);
+        self.0.a_aux_density.push();
+        self.0.b_aux_density.push();
+        Ok(Variable::new_unchecked(Index::Aux(self.0.aux.len() - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.inputs.push(f()?);
+        self.0.b_input_density.push();
+        Ok(Variable::new_unchecked(Index::Input(self.0.inputs.len() - 1)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+        let s = &mut self.0;
+        let va = eval(&a(LinearCombination::zero()), &s.inputs, &s.aux, None, Some(&mut s.a_aux_density));
+        let vb = eval(
+            &b(LinearCombination::zero()),
+            &s.inputs,
+            &s.aux,
+            Some(&mut s.b_input_density),
+            Some(&mut s.b_aux_density),
+        );
+        let vc = eval(&c(LinearCombination::zero()), &s.inputs, &s.aux, None, None);
+        s.a.push(va);
+        s.b.push(vb);
+        s.c.push(vc);
+    }
+
+    fn push_namespace<NR, N>(&mut self, _: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+    }
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}

@@ -1,0 +1,132 @@
+//! `prove porep` and `verify porep`.
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use filsnark::circuit::SectorIdentity;
+use filsnark::input::C1Input;
+use filsnark::porep::{self, ProveOptions};
+
+use super::Invalid;
+
+/// The 2KiB sample sealed for miner t01000, sector 1, that ships inside the binary.
+const SAMPLE_C1: &[u8] = include_bytes!("../../params/fixtures/c1-2kib-t01000-s1.json");
+const SAMPLE_NAME: &str = "<built-in 2KiB sample, miner t01000 sector 1>";
+
+#[derive(Subcommand)]
+pub enum ProveCmd {
+    /// PoRep commit phase 2: c1.json → seal proof (192 bytes per partition).
+    #[command(after_help = "Example:\n  filsnark prove porep --c1 /data/c1.json -o /data/proof.bin --miner-id 1000\n\nWithout --c1 it proves the 2KiB sample built into filsnark.")]
+    Porep(ProveArgs),
+}
+
+#[derive(Subcommand)]
+pub enum VerifyCmd {
+    /// Verify a PoRep seal proof against the sector of a c1.json.
+    #[command(after_help = "Example:\n  filsnark verify porep --c1 /data/c1.json --proof /data/proof.bin --miner-id 1000")]
+    Porep(VerifyArgs),
+}
+
+#[derive(Args)]
+pub struct SectorArgs {
+    /// c1.json: the lotus-bench/Curio wrapper or a raw SealCommitPhase1Output [default: the built-in 2KiB sample]
+    #[arg(long)]
+    c1: Option<PathBuf>,
+    /// Miner actor id (t0<ID>) the sector was sealed for.
+    #[arg(long, default_value_t = 1000)]
+    miner_id: u64,
+    /// Sector number [default: SectorNum of the c1 wrapper].
+    #[arg(long)]
+    sector_num: Option<u64>,
+    /// Directory of the .params/.vk files [default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters].
+    #[arg(long)]
+    params_dir: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct ProveArgs {
+    #[command(flatten)]
+    sector: SectorArgs,
+    /// Where to write the proof [default: <c1 name>.proof in the current directory].
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+    /// Make r and s reproducible from this seed (for tests and CPU/GPU comparisons).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    sector: SectorArgs,
+    /// The seal proof file.
+    #[arg(long)]
+    proof: PathBuf,
+}
+
+impl SectorArgs {
+    fn load(&self) -> Result<(C1Input, SectorIdentity)> {
+        let c1 = match &self.c1 {
+            Some(p) => C1Input::load(p)?,
+            None => C1Input::parse(SAMPLE_C1, Path::new(SAMPLE_NAME))?,
+        };
+        let sector = SectorIdentity { miner_id: self.miner_id, sector_num: c1.sector_num(self.sector_num)? };
+        Ok((c1, sector))
+    }
+}
+
+fn default_out(c1: Option<&Path>) -> PathBuf {
+    let stem = c1.and_then(|p| p.file_stem()).map(|s| s.to_string_lossy().into_owned());
+    PathBuf::from(format!("{}.proof", stem.unwrap_or_else(|| "sample-2kib".into())))
+}
+
+pub fn prove(cmd: ProveCmd) -> Result<()> {
+    let ProveCmd::Porep(args) = cmd;
+    let (c1, sector) = args.sector.load()?;
+    let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
+    let opts = ProveOptions { sector: sector.clone(), params_dir: args.sector.params_dir.clone(), seed: args.seed };
+    let report = porep::prove(&c1, &opts)?;
+    porep::write_atomic(&out, &report.proof)?;
+    println!(
+        "proof: {} ({} bytes, {} partition(s), {} sector, miner t0{} sector {}), verified",
+        out.display(),
+        report.proof.len(),
+        report.partitions.len(),
+        c1.kind.name(),
+        sector.miner_id,
+        sector.sector_num
+    );
+    println!("params: {}", report.params.display());
+    println!("{:>4} {:>12} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}", "part", "constraints", "synth s", "H ntt", "H msm", "L msm", "A msm", "B1 msm", "B2 msm", "verify");
+    for (k, p) in report.partitions.iter().enumerate() {
+        let t = &p.prove;
+        println!(
+            "{:>4} {:>12} {:>10.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+            k,
+            p.constraints,
+            p.synthesis.as_secs_f64(),
+            t.h_ntt.as_secs_f64(),
+            t.h_msm.as_secs_f64(),
+            t.l_msm.as_secs_f64(),
+            t.a_msm.as_secs_f64(),
+            t.b_g1_msm.as_secs_f64(),
+            t.b_g2_msm.as_secs_f64(),
+            p.verify.as_secs_f64()
+        );
+    }
+    println!("total: {:.3} s", report.total.as_secs_f64());
+    Ok(())
+}
+
+pub fn verify(cmd: VerifyCmd) -> Result<()> {
+    let VerifyCmd::Porep(args) = cmd;
+    let (c1, sector) = args.sector.load()?;
+    let bytes = std::fs::read(&args.proof).with_context(|| format!("{}: cannot read the proof", args.proof.display()))?;
+    match porep::verify(&c1, &sector, args.sector.params_dir.as_deref(), &bytes)? {
+        Ok(()) => {
+            println!("valid: {} for miner t0{} sector {} ({})", args.proof.display(), sector.miner_id, sector.sector_num, c1.kind.name());
+            Ok(())
+        }
+        Err(why) => Err(Invalid(format!("{}: {why}", args.proof.display())).into()),
+    }
+}

@@ -1,0 +1,137 @@
+//! Registered seal proofs: which sector size and circuit a c1.json asks for, and which of
+//! them filsnark proves today.
+use anyhow::{bail, Result};
+use filecoin_proofs_api::RegisteredSealProof;
+
+/// The five PoRep sector sizes, each with its own tree shape (8-0-0, 8-8-0, 8-8-2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PorepKind {
+    S2KiB,
+    S8MiB,
+    S512MiB,
+    S32GiB,
+    S64GiB,
+}
+
+impl PorepKind {
+    pub fn from_sector_size(bytes: u64) -> Option<Self> {
+        Some(match bytes {
+            2048 => Self::S2KiB,
+            8_388_608 => Self::S8MiB,
+            536_870_912 => Self::S512MiB,
+            34_359_738_368 => Self::S32GiB,
+            68_719_476_736 => Self::S64GiB,
+            _ => return None,
+        })
+    }
+
+    /// Parses "2KiB", "8MiB", "512MiB", "32GiB", "64GiB" (case-insensitive) or a byte count.
+    pub fn parse(s: &str) -> Result<Self> {
+        let t = s.trim().to_ascii_lowercase();
+        let bytes = match t.as_str() {
+            "2kib" | "2k" => 2048,
+            "8mib" | "8m" => 8 << 20,
+            "512mib" | "512m" => 512 << 20,
+            "32gib" | "32g" => 32u64 << 30,
+            "64gib" | "64g" => 64u64 << 30,
+            _ => t.parse::<u64>().unwrap_or(0),
+        };
+        match Self::from_sector_size(bytes) {
+            Some(k) => Ok(k),
+            None => bail!("unknown sector size {s:?}: expected one of 2KiB, 8MiB, 512MiB, 32GiB, 64GiB"),
+        }
+    }
+
+    pub fn sector_size(self) -> u64 {
+        match self {
+            Self::S2KiB => 2048,
+            Self::S8MiB => 8 << 20,
+            Self::S512MiB => 512 << 20,
+            Self::S32GiB => 32 << 30,
+            Self::S64GiB => 64 << 30,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::S2KiB => "2KiB",
+            Self::S8MiB => "8MiB",
+            Self::S512MiB => "512MiB",
+            Self::S32GiB => "32GiB",
+            Self::S64GiB => "64GiB",
+        }
+    }
+
+    /// The interactive (V1_1) registered proof of this size: the one whose circuit and
+    /// parameter files every PoRep variant of the size shares.
+    pub fn registered_v1_1(self) -> RegisteredSealProof {
+        use RegisteredSealProof::*;
+        match self {
+            Self::S2KiB => StackedDrg2KiBV1_1,
+            Self::S8MiB => StackedDrg8MiBV1_1,
+            Self::S512MiB => StackedDrg512MiBV1_1,
+            Self::S32GiB => StackedDrg32GiBV1_1,
+            Self::S64GiB => StackedDrg64GiBV1_1,
+        }
+    }
+}
+
+/// Refuses the registered proofs filsnark cannot prove yet, with the reason.
+pub fn check_supported(p: RegisteredSealProof) -> Result<()> {
+    use RegisteredSealProof::*;
+    match p {
+        StackedDrg2KiBV1_2_Feat_NonInteractivePoRep
+        | StackedDrg8MiBV1_2_Feat_NonInteractivePoRep
+        | StackedDrg512MiBV1_2_Feat_NonInteractivePoRep
+        | StackedDrg32GiBV1_2_Feat_NonInteractivePoRep
+        | StackedDrg64GiBV1_2_Feat_NonInteractivePoRep => bail!(
+            "{p:?} (non-interactive PoRep) is not supported yet: its C2 output is a SnarkPack \
+             aggregate of the partition proofs; interactive (V1_1) and synthetic \
+             (V1_1_Feat_SyntheticPoRep) PoRep are"
+        ),
+        StackedDrg2KiBV1 | StackedDrg8MiBV1 | StackedDrg512MiBV1 | StackedDrg32GiBV1
+        | StackedDrg64GiBV1 => bail!(
+            "{p:?} is the retired V1 PoRep (before network version 7); re-run C1 with a V1_1 \
+             proof type"
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The prover id lotus derives from a miner actor id (t0NNNN): the unsigned varint of the
+/// id, zero padded to 32 bytes (the payload of the ID address).
+pub fn prover_id(miner_id: u64) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    let mut v = miner_id;
+    for byte in out.iter_mut() {
+        let low = (v & 0x7f) as u8;
+        v >>= 7;
+        *byte = if v == 0 { low } else { low | 0x80 };
+        if v == 0 {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prover_id_is_the_uvarint_of_the_miner() {
+        assert_eq!(&prover_id(1000)[..3], &[0xe8, 0x07, 0x00]);
+        assert_eq!(&prover_id(5)[..2], &[5, 0]);
+        assert_eq!(&prover_id(300)[..3], &[0xac, 0x02, 0]);
+    }
+
+    #[test]
+    fn sizes_parse_and_round_trip() {
+        for k in [PorepKind::S2KiB, PorepKind::S8MiB, PorepKind::S512MiB, PorepKind::S32GiB, PorepKind::S64GiB] {
+            assert_eq!(PorepKind::parse(k.name()).unwrap(), k);
+            assert_eq!(PorepKind::from_sector_size(k.sector_size()), Some(k));
+            assert_eq!(u64::from(k.registered_v1_1().sector_size()), k.sector_size());
+        }
+        assert!(PorepKind::parse("4KiB").is_err());
+    }
+}

@@ -1,0 +1,228 @@
+//! One `.params` file, memory-mapped: the verifying key decoded, the five sections located
+//! (offset and count) without reading their points, and every count checked against the file
+//! length and, on request, against a circuit's shape.
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use blstrs::{G1Affine, G2Affine};
+use memmap2::Mmap;
+
+use super::points::{G1_BYTES, G2_BYTES};
+
+/// The five point sections of a `.params` file, in file order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SectionKind {
+    H,
+    L,
+    A,
+    BG1,
+    BG2,
+}
+
+impl SectionKind {
+    pub const ALL: [SectionKind; 5] = [Self::H, Self::L, Self::A, Self::BG1, Self::BG2];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::H => "h",
+            Self::L => "l",
+            Self::A => "a",
+            Self::BG1 => "b_g1",
+            Self::BG2 => "b_g2",
+        }
+    }
+
+    pub fn point_bytes(self) -> usize {
+        if self == Self::BG2 {
+            G2_BYTES
+        } else {
+            G1_BYTES
+        }
+    }
+}
+
+/// Where a section's points lie in the file.
+#[derive(Clone, Copy, Debug)]
+pub struct Section {
+    pub kind: SectionKind,
+    /// Byte offset of the first point (after the u32 count).
+    pub offset: usize,
+    pub count: usize,
+}
+
+/// The Groth16 verifying key.
+#[derive(Clone, Debug)]
+pub struct VerifyingKey {
+    pub alpha_g1: G1Affine,
+    pub beta_g1: G1Affine,
+    pub beta_g2: G2Affine,
+    pub gamma_g2: G2Affine,
+    pub delta_g1: G1Affine,
+    pub delta_g2: G2Affine,
+    pub ic: Vec<G1Affine>,
+}
+
+/// The counts a circuit needs from its parameters (bellperson's shape rules).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Public inputs including ONE.
+    pub inputs: usize,
+    pub aux: usize,
+    /// Evaluation domain size (power of two ≥ constraints + inputs).
+    pub domain: usize,
+    /// Aux variables occurring in A.
+    pub a_aux: usize,
+    /// Inputs and aux variables occurring in B.
+    pub b_inputs: usize,
+    pub b_aux: usize,
+}
+
+impl Shape {
+    pub fn expected(&self, kind: SectionKind) -> usize {
+        match kind {
+            SectionKind::H => self.domain - 1,
+            SectionKind::L => self.aux,
+            SectionKind::A => self.inputs + self.a_aux,
+            SectionKind::BG1 | SectionKind::BG2 => self.b_inputs + self.b_aux,
+        }
+    }
+}
+
+pub struct ParamsFile {
+    pub path: PathBuf,
+    map: Mmap,
+    pub vk: VerifyingKey,
+    pub sections: [Section; 5],
+}
+
+const VK_FIXED: usize = 3 * G1_BYTES + 3 * G2_BYTES;
+
+fn read_u32(map: &[u8], at: usize) -> Option<usize> {
+    map.get(at..at + 4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
+}
+
+fn g1(bytes: &[u8], what: &str) -> Result<G1Affine> {
+    let arr: &[u8; G1_BYTES] = bytes.try_into().unwrap();
+    Option::from(G1Affine::from_uncompressed(arr)).ok_or_else(|| anyhow!("{what} is not a valid G1 point"))
+}
+
+fn g2(bytes: &[u8], what: &str) -> Result<G2Affine> {
+    let arr: &[u8; G2_BYTES] = bytes.try_into().unwrap();
+    Option::from(G2Affine::from_uncompressed(arr)).ok_or_else(|| anyhow!("{what} is not a valid G2 point"))
+}
+
+/// Parses a verifying key (the start of a `.params` file, or a whole `.vk` file); returns it
+/// and the number of bytes it took.
+pub fn parse_vk(bytes: &[u8], path: &Path) -> Result<(VerifyingKey, usize)> {
+    let p = path.display();
+    if bytes.len() < VK_FIXED + 4 {
+        bail!("{p}: truncated: {} bytes, shorter than a verifying key ({} bytes at least)", bytes.len(), VK_FIXED + 4);
+    }
+    let mut at = 0;
+    let mut next = |n: usize| {
+        let s = &bytes[at..at + n];
+        at += n;
+        s
+    };
+    let alpha_g1 = g1(next(G1_BYTES), "vk.alpha_g1")?;
+    let beta_g1 = g1(next(G1_BYTES), "vk.beta_g1")?;
+    let beta_g2 = g2(next(G2_BYTES), "vk.beta_g2")?;
+    let gamma_g2 = g2(next(G2_BYTES), "vk.gamma_g2")?;
+    let delta_g1 = g1(next(G1_BYTES), "vk.delta_g1")?;
+    let delta_g2 = g2(next(G2_BYTES), "vk.delta_g2")?;
+    let n = read_u32(bytes, VK_FIXED).unwrap();
+    let end = VK_FIXED + 4 + n * G1_BYTES;
+    if bytes.len() < end {
+        bail!("{p}: truncated in section ic: {n} points need {end} bytes, the file has {}", bytes.len());
+    }
+    let ic = (0..n)
+        .map(|i| {
+            let o = VK_FIXED + 4 + i * G1_BYTES;
+            g1(&bytes[o..o + G1_BYTES], &format!("{p}: ic[{i}]"))
+        })
+        .collect::<Result<Vec<_>>>()
+        .map_err(|e| anyhow!("{p}: {e}"))?;
+    Ok((VerifyingKey { alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic }, end))
+}
+
+/// Reads a `.vk` file.
+pub fn read_vk_file(path: &Path) -> Result<VerifyingKey> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read the verifying key", path.display()))?;
+    let (vk, used) = parse_vk(&bytes, path)?;
+    if used != bytes.len() {
+        bail!("{}: {} bytes after the verifying key; not a .vk file", path.display(), bytes.len() - used);
+    }
+    Ok(vk)
+}
+
+impl ParamsFile {
+    /// Maps the file and locates its sections; reads no section points.
+    pub fn open(path: &Path) -> Result<Self> {
+        let p = path.display();
+        let file = File::open(path).with_context(|| format!("{p}: cannot open the parameter file"))?;
+        let map = unsafe { Mmap::map(&file) }.with_context(|| format!("{p}: cannot mmap the parameter file"))?;
+        let (vk, mut at) = parse_vk(&map, path)?;
+        let mut sections = [Section { kind: SectionKind::H, offset: 0, count: 0 }; 5];
+        for (slot, kind) in sections.iter_mut().zip(SectionKind::ALL) {
+            let count = read_u32(&map, at).ok_or_else(|| {
+                anyhow!("{p}: truncated: the file ends ({} bytes) before section {}", map.len(), kind.name())
+            })?;
+            let offset = at + 4;
+            let end = offset + count * kind.point_bytes();
+            if end > map.len() {
+                bail!(
+                    "{p}: truncated in section {}: {count} points need {} bytes from offset {offset}, the file has {}",
+                    kind.name(),
+                    count * kind.point_bytes(),
+                    map.len() - offset
+                );
+            }
+            *slot = Section { kind, offset, count };
+            at = end;
+        }
+        if at != map.len() {
+            bail!("{p}: {} unexpected bytes after section b_g2 (file {} bytes, sections end at {at})", map.len() - at, map.len());
+        }
+        Ok(Self { path: path.to_path_buf(), map, vk, sections })
+    }
+
+    pub fn section(&self, kind: SectionKind) -> &Section {
+        &self.sections[kind as usize]
+    }
+
+    /// The raw bytes of a section's points.
+    pub fn raw(&self, kind: SectionKind) -> &[u8] {
+        let s = self.section(kind);
+        &self.map[s.offset..s.offset + s.count * kind.point_bytes()]
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Checks every count against a circuit's shape; names the file, the section, the
+    /// expected and the found count on a mismatch.
+    pub fn check_shape(&self, shape: &Shape) -> Result<()> {
+        let p = self.path.display();
+        if self.vk.ic.len() != shape.inputs {
+            bail!("{p}: section ic has {} points, the circuit needs {} (one per public input)", self.vk.ic.len(), shape.inputs);
+        }
+        for s in &self.sections {
+            let want = shape.expected(s.kind);
+            if s.count != want {
+                bail!(
+                    "{p}: section {} has {} points, the circuit needs {want}: these parameters are for another \
+                     circuit or sector size",
+                    s.kind.name(),
+                    s.count
+                );
+            }
+        }
+        Ok(())
+    }
+}

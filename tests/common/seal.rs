@@ -1,0 +1,76 @@
+//! Seals small sectors with filecoin-proofs so tests (and the example that makes the
+//! shipped fixture) have real C1 outputs: add_piece → PC1 → PC2 → C1, all in a temp dir.
+use std::io::{Cursor, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use anyhow::Result;
+use base64::Engine;
+use filecoin_proofs_api::seal::{
+    add_piece, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2,
+    SealCommitPhase1Output,
+};
+use filecoin_proofs_api::{RegisteredSealProof, SectorId, UnpaddedBytesAmount};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The prover id lotus derives from a miner actor id: the uvarint of the id, zero padded.
+pub fn prover_id(miner_id: u64) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    let (mut v, mut i) = (miner_id, 0);
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        out[i] = if v == 0 { b } else { b | 0x80 };
+        i += 1;
+        if v == 0 {
+            return out;
+        }
+    }
+}
+
+/// Seals one 2KiB sector of random data and returns its C1 output.
+pub fn seal_2kib(miner_id: u64, sector_num: u64, seed: u64, dir: &Path) -> Result<SealCommitPhase1Output> {
+    let proof = RegisteredSealProof::StackedDrg2KiBV1_1;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let sector_size = u64::from(proof.sector_size());
+    let unpadded = UnpaddedBytesAmount::from(filecoin_proofs_api::PaddedBytesAmount(sector_size));
+    let data: Vec<u8> = (0..u64::from(unpadded)).map(|_| rng.gen()).collect();
+
+    let staged = dir.join(format!("staged-{sector_num}"));
+    let sealed = dir.join(format!("sealed-{sector_num}"));
+    let cache = dir.join(format!("cache-{sector_num}"));
+    std::fs::create_dir_all(&cache)?;
+    let mut staged_file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&staged)?;
+    let (piece, _) = add_piece(proof, Cursor::new(&data), &mut staged_file, unpadded, &[])?;
+    staged_file.seek(SeekFrom::Start(0))?;
+    staged_file.flush()?;
+    std::fs::File::create(&sealed)?;
+
+    let pid = prover_id(miner_id);
+    let sector_id = SectorId::from(sector_num);
+    let ticket: [u8; 32] = rng.gen();
+    let mut seed_bytes: [u8; 32] = rng.gen();
+    seed_bytes[31] &= 0x3f;
+    let pieces = vec![piece];
+    let p1 = seal_pre_commit_phase1(proof, &cache, &staged, &sealed, pid, sector_id, ticket, &pieces)?;
+    let p2 = seal_pre_commit_phase2(p1, &cache, &sealed)?;
+    let c1 = seal_commit_phase1(&cache, &sealed, pid, sector_id, ticket, seed_bytes, p2, &pieces)?;
+    Ok(c1)
+}
+
+/// The lotus-bench / Curio wrapper around a C1 output.
+pub fn lotus_wrapper(c1: &SealCommitPhase1Output, sector_num: u64) -> Result<String> {
+    let raw = serde_json::to_vec(c1)?;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(raw);
+    Ok(serde_json::json!({
+        "SectorNum": sector_num,
+        "Phase1Out": b64,
+        "SectorSize": u64::from(c1.registered_proof.sector_size()),
+    })
+    .to_string())
+}
