@@ -54,8 +54,43 @@ class F2:
         return p
 
 
+class F2Inline(F2):
+    """Fp2 arithmetic emitted inline as calls into the fp_* .funcs (one call
+    level fewer than calling fp2_* .funcs: ptxas gives every non-ABI callee
+    its own registers, so nesting depth costs registers in G2)."""
+
+    def __init__(self):
+        super().__init__("fp2", 24, ONE_FP + [0] * 12)
+
+    def call(self, f, name, out, *args):
+        a = sum([list(x) for x in args], [])
+        lo, hi = slice(0, 12), slice(12, 24)
+        if name in ("add", "sub"):
+            f.op("call", f"fp_{name}", out[lo], a[0:12] + a[24:36])
+            f.op("call", f"fp_{name}", out[hi], a[12:24] + a[36:48])
+        elif name in ("dbl", "neg"):
+            f.op("call", f"fp_{name}", out[lo], a[lo])
+            f.op("call", f"fp_{name}", out[hi], a[hi])
+        elif name == "mul":
+            a0, a1, b0, b1 = a[0:12], a[12:24], a[24:36], a[36:48]
+            sa, sb = FPO.add(f, a0, a1), FPO.add(f, b0, b1)
+            t0 = FPO.mul(f, a0, b0)
+            t1 = FPO.mul(f, a1, b1)
+            t2 = FPO.mul(f, sa, sb)
+            f.op("call", "fp_sub", out[lo], t0 + t1)
+            f.op("call", "fp_sub", out[hi], FPO.sub(f, t2, t0) + t1)
+        elif name == "sqr":
+            a0, a1 = a[lo], a[hi]
+            s, d = FPO.add(f, a0, a1), FPO.sub(f, a0, a1)
+            m = FPO.mul(f, a0, a1)
+            f.op("call", "fp_mul", out[lo], s + d)
+            f.op("call", "fp_dbl", out[hi], m)
+        else:
+            f.op("call", f"fp2_{name}", out, a)
+
+
 FPO = F2("fp", 12, ONE_FP)
-FP2O = F2("fp2", 24, ONE_FP + [0] * 12)
+FP2O = F2Inline()
 
 
 def consts(f, vals):
@@ -89,8 +124,8 @@ def fp2_funcs():
         f.op("call", f"fp_{nm}", o[n:], i[n:])
     f, o, i = mk("mul", 24, 48, "fp2_mul: Karatsuba, u^2 = -1")
     a0, a1, b0, b1 = i[0:12], i[12:24], i[24:36], i[36:48]
-    t0, t1 = FPO.mul(f, a0, b0), FPO.mul(f, a1, b1)
     sa, sb = FPO.add(f, a0, a1), FPO.add(f, b0, b1)
+    t0, t1 = FPO.mul(f, a0, b0), FPO.mul(f, a1, b1)
     t2 = FPO.mul(f, sa, sb)
     f.op("call", "fp_sub", o[:n], t0 + t1)
     t3 = FPO.sub(f, t2, t0)
@@ -276,21 +311,21 @@ class Curve:
         return F
 
     def tail(self, f, o, X1, Y1, Pd, Rd, ZZ1, ZZZ1, ZZ2, ZZZ2):
-        """Common end of add/madd: X1/Y1 are U1/S1 for add."""
+        """Common end of add/madd (X1/Y1 are U1/S1 for add). Ordered so that
+        each input dies as early as possible (register pressure in G2)."""
         Fo, n = self.F, self.F.n
+        oX, oY, oZZ, oZZZ = o[:n], o[n:2 * n], o[2 * n:3 * n], o[3 * n:]
+        if ZZ2 is not None:
+            ZZ1 = Fo.mul(f, ZZ1, ZZ2)
+            ZZZ1 = Fo.mul(f, ZZZ1, ZZZ2)
         PP = Fo.sqr(f, Pd)
+        Fo.call(f, "mul", oZZ, ZZ1, PP)
         PPP = Fo.mul(f, Pd, PP)
+        Fo.call(f, "mul", oZZZ, ZZZ1, PPP)
         Q = Fo.mul(f, X1, PP)
-        X3 = Fo.sub(f, Fo.sub(f, Fo.sqr(f, Rd), PPP), Fo.dbl(f, Q))
-        Y3 = Fo.sub(f, Fo.mul(f, Rd, Fo.sub(f, Q, X3)), Fo.mul(f, Y1, PPP))
-        movs(f, o[:n], X3)
-        movs(f, o[n:2 * n], Y3)
-        if ZZ2 is None:
-            Fo.call(f, "mul", o[2 * n:3 * n], ZZ1, PP)
-            Fo.call(f, "mul", o[3 * n:], ZZZ1, PPP)
-        else:
-            Fo.call(f, "mul", o[2 * n:3 * n], Fo.mul(f, ZZ1, ZZ2), PP)
-            Fo.call(f, "mul", o[3 * n:], Fo.mul(f, ZZZ1, ZZZ2), PPP)
+        Fo.call(f, "sub", oX, Fo.sub(f, Fo.sqr(f, Rd), PPP), Fo.dbl(f, Q))
+        t = Fo.mul(f, Y1, PPP)
+        Fo.call(f, "sub", oY, Fo.mul(f, Rd, Fo.sub(f, Q, oX)), t)
 
 
 B1 = limbs(4 * pow(2, 384, P) % P, 12)

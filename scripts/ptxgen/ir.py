@@ -49,7 +49,10 @@ class Fn:
         if self.doc:
             for d in self.doc.strip().splitlines():
                 L.append("// " + d)
-        if self.entry:
+        if not self.entry and not self.outs:
+            ins = ", ".join(f".reg .{self.in_ty} {i}" for i in self.ins)
+            L.append(f".func {self.name}({ins})")
+        elif self.entry:
             ps = ",\n    ".join(f".param .{ty} {n}" for n, ty in self.params)
             L.append(f".visible .entry {self.name}(\n    {ps})")
         else:
@@ -83,7 +86,12 @@ def fmt(o):
         g = f"@{'!' if neg else ''}{p} " if p else ""
         return f"    {g}bra{'' if p else '.uni'} {lab};"
     if k == "call":  # ("call", name, outs, ins)
-        return f"    call.uni ({', '.join(o[2])}), {o[1]}, ({', '.join(o[3])});"
+        outs = f"({', '.join(o[2])}), " if o[2] else ""
+        return f"    call.uni {outs}{o[1]}, ({', '.join(o[3])});"
+    if k == "ld.v4.u32":  # (k, [4 regs], base, offset)
+        return f"    ld.v4.u32 {{{', '.join(o[1])}}}, [{o[2]}+{o[3]}];"
+    if k == "st.v4.u32":  # (k, base, offset, [4 regs])
+        return f"    st.v4.u32 [{o[1]}+{o[2]}], {{{', '.join(o[3])}}};"
     if k == "raw":
         return "    " + o[1]
     if k.startswith("@"):  # predicated: ("@%p0", inner...)
@@ -143,6 +151,7 @@ def parse_dimm(s):
 class Sim:
     def __init__(self, fns):
         self.fns = {f.name: f for f in fns}
+        self.mem = {}  # word address -> u32
 
     def val(self, R, x):
         if isinstance(x, int):
@@ -193,6 +202,14 @@ class Sim:
         k = o[0]
         v = lambda x: self.val(R, x)
         d = o[1]
+        if k == "ld.v4.u32":
+            for j, r in enumerate(o[1]):
+                R[r] = self.mem[v(o[2]) + o[3] + 4 * j]
+            return
+        if k == "st.v4.u32":
+            for j, r in enumerate(o[3]):
+                self.mem[v(o[1]) + o[2] + 4 * j] = R[r]
+            return
         if k in ("add.cc.u32", "addc.cc.u32", "addc.u32", "add.u32"):
             r = v(o[2]) + v(o[3]) + (cc[0] if k.startswith("addc") else 0)
             if ".cc" in k:

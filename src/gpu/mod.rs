@@ -1,1 +1,62 @@
 //! GPU backend: CUDA driver runtime, embedded PTX modules and kernel launchers.
+//!
+//! - [`driver`]   — safe wrapper over the CUDA driver API (cudarc, loaded at run
+//!   time): devices, contexts, PTX modules with JIT logs, streams, events,
+//!   stream-ordered device memory, pinned host memory, one error type.
+//! - [`ptx`]      — the PTX modules embedded at build time (build.rs composes
+//!   them from ptx/ following ptx/MODULES).
+//! - [`info`]     — the `filsnark info` report.
+//! - [`selftest`] — every field/curve kernel against blst on random inputs.
+//! - [`bench`]    — kernel throughput next to the measured ceilings.
+//! - [`srs`]      — .params point sections to the kernels' layout on the device.
+//! - [`layout`]   — host-side views of the kernels' data layout.
+//!
+//! Without a driver or a device every entry point returns
+//! [`GpuError::NoGpu`]; nothing panics, so callers fall back to the CPU.
+pub mod bench;
+pub mod driver;
+pub mod info;
+pub mod layout;
+pub mod ptx;
+pub mod selftest;
+pub mod srs;
+
+pub use driver::{
+    Context, Device, DeviceBuffer, Event, GpuError, Module, PinnedBuffer, Result, Stream,
+};
+
+use std::sync::Arc;
+
+/// A device with its context, one stream and the modules loaded on demand.
+pub struct Gpu {
+    pub ctx: Arc<Context>,
+    pub stream: Arc<Stream>,
+}
+
+impl Gpu {
+    /// Opens device `ordinal` (primary context, one non-blocking stream).
+    pub fn open(ordinal: usize) -> Result<Gpu> {
+        let dev = Device::get(ordinal)?;
+        let ctx = Context::new(dev)?;
+        let stream = Stream::new(&ctx)?;
+        Ok(Gpu { ctx, stream })
+    }
+
+    /// JIT-loads the embedded module `name`.
+    pub fn load(&self, name: &str) -> Result<Module> {
+        let text = ptx::module(name)
+            .ok_or_else(|| GpuError::Invalid(format!("no embedded PTX module '{name}'")))?;
+        Module::load(&self.ctx, name, text)
+    }
+
+    pub fn alloc<T: driver::Pod>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        DeviceBuffer::alloc(&self.stream, len)
+    }
+
+    /// Allocates a device buffer holding a copy of `src`.
+    pub fn upload<T: driver::Pod>(&self, src: &[T]) -> Result<DeviceBuffer<T>> {
+        let mut b = self.alloc(src.len())?;
+        b.copy_from_host(src)?;
+        Ok(b)
+    }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The one command run on the GPU machine: every GPU check and benchmark, logs
+# into OUTDIR (at most 8 files, so they all come back).
+#   bash scripts/gpu-run.sh OUTDIR        (after scripts/gpu-pack.sh here)
+# Environment: SELFTEST_N (default 1048576 elements per operation).
+set -uo pipefail
+OUT="${1:?usage: gpu-run.sh OUTDIR}"
+mkdir -p "$OUT"
+cd "$(dirname "$0")/.."
+P=gpu-pack
+N="${SELFTEST_N:-1048576}"
+rc=0
+{
+  echo "date: $(date -u +%FT%TZ)"; echo "commit: $(cat $P/COMMIT 2>/dev/null)"; uname -a
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv
+} > "$OUT/env.log" 2>&1
+nvidia-smi dmon -s pc -d 1 > "$OUT/dmon.log" 2>&1 &
+DMON=$!
+step() { # name, command...
+  local name=$1; shift
+  local t0=$(date +%s.%N)
+  "$@" > "$OUT/$name.log" 2>&1; local r=$?
+  local t1=$(date +%s.%N)
+  printf '%-10s rc=%d  %s s\n' "$name" "$r" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')" | tee -a "$OUT/summary.log"
+  [ $r -ne 0 ] && rc=1
+  return 0
+}
+step info     $P/filsnark-gpu-check info
+step selftest $P/filsnark-gpu-check selftest "$N"
+step bench    $P/filsnark-gpu-check bench
+FILSNARK_SELFTEST_N=65536 FILSNARK_EXPECT_GPU=1 step tests $P/gpu_kernels --ignored --include-ignored --test-threads=1 --nocapture
+step memcheck timeout 300 compute-sanitizer --tool memcheck --print-limit 20 $P/filsnark-gpu-check selftest 4096
+kill $DMON 2>/dev/null
+{
+  echo "== summary"; cat "$OUT/summary.log"
+  echo "== info"; grep -E "CUDA driver|device|PTX:|FAILED|local memory" "$OUT/info.log"
+  echo "== selftest"; grep -E "FAIL|PASS|self-test" "$OUT/selftest.log"
+  echo "== memcheck"; grep -E "ERROR SUMMARY|PASS|FAIL" "$OUT/memcheck.log" | tail -3
+  echo "== tests"; grep -E "test result|FAILED|panicked" "$OUT/tests.log"
+  echo "== bench"; cat "$OUT/bench.log"
+  echo "== clocks (dmon: mclk pclk MHz, count)"; awk '!/^#/ {print $5, $6}' "$OUT/dmon.log" | sort | uniq -c | sort -rn | head -5
+} | tee -a "$OUT/summary.log"
+exit $rc

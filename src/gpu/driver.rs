@@ -1,0 +1,884 @@
+//! A small safe layer over the CUDA driver API (cudarc's raw `sys` bindings,
+//! loaded at run time).
+//!
+//! Every driver call goes through [`check`], which turns a `CUresult` into a
+//! [`GpuError`] naming the CUDA error code, the call and (for launches) the
+//! kernel. Before the first call, [`init`] checks that `libcuda` can be
+//! loaded at all: with no driver or no device every entry point returns
+//! [`GpuError::NoGpu`] instead of panicking, so the CPU path can run.
+//!
+//! Each handle (context, module, stream, event, device or pinned buffer) is a
+//! type that owns it and releases it on drop. The owning types hold an
+//! `Arc<Context>` and make that context current before calling the driver, so
+//! they can be used from any thread.
+
+use cudarc::driver::sys;
+use std::ffi::{c_void, CStr, CString};
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
+
+/// The one error type of the GPU backend.
+#[derive(Debug, Clone)]
+pub enum GpuError {
+    /// No CUDA driver library, or no CUDA device: run on the CPU instead.
+    NoGpu(String),
+    /// A driver call failed.
+    Cuda {
+        /// `CUDA_ERROR_*` name and numeric code.
+        code: i32,
+        name: String,
+        /// What the driver says the code means.
+        description: String,
+        /// The driver call, e.g. `cuLaunchKernel`.
+        call: &'static str,
+        /// The kernel or module involved, if any.
+        kernel: Option<String>,
+    },
+    /// A PTX module did not JIT-compile; `log` is the JIT error log.
+    ModuleLoad {
+        module: String,
+        code: i32,
+        name: String,
+        log: String,
+    },
+    /// Anything else detected by our own checks (sizes, arguments).
+    Invalid(String),
+}
+
+impl GpuError {
+    /// True when the error only means "there is no GPU here".
+    pub fn is_no_gpu(&self) -> bool {
+        matches!(self, GpuError::NoGpu(_))
+    }
+    fn with_kernel(mut self, k: &str) -> Self {
+        if let GpuError::Cuda { kernel, .. } = &mut self {
+            *kernel = Some(k.to_string());
+        }
+        self
+    }
+}
+
+impl fmt::Display for GpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GpuError::NoGpu(why) => write!(f, "no GPU: {why}"),
+            GpuError::Cuda {
+                code,
+                name,
+                description,
+                call,
+                kernel,
+            } => {
+                write!(f, "CUDA error {name} ({code}) in {call}")?;
+                if let Some(k) = kernel {
+                    write!(f, " [kernel {k}]")?;
+                }
+                write!(f, ": {description}")
+            }
+            GpuError::ModuleLoad {
+                module,
+                code,
+                name,
+                log,
+            } => {
+                write!(
+                    f,
+                    "PTX module '{module}' failed to load: {name} ({code})\nJIT log:\n{log}"
+                )
+            }
+            GpuError::Invalid(s) => write!(f, "GPU backend: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for GpuError {}
+
+pub type Result<T> = std::result::Result<T, GpuError>;
+
+fn err_strings(r: sys::CUresult) -> (String, String) {
+    let mut p: *const std::ffi::c_char = std::ptr::null();
+    // SAFETY: the driver library is loaded (we only get here after init), and
+    // the returned strings are static.
+    let name = unsafe {
+        if sys::cuGetErrorName(r, &mut p) == sys::CUresult::CUDA_SUCCESS && !p.is_null() {
+            CStr::from_ptr(p).to_string_lossy().into_owned()
+        } else {
+            format!("{r:?}")
+        }
+    };
+    let desc = unsafe {
+        p = std::ptr::null();
+        if sys::cuGetErrorString(r, &mut p) == sys::CUresult::CUDA_SUCCESS && !p.is_null() {
+            CStr::from_ptr(p).to_string_lossy().into_owned()
+        } else {
+            String::new()
+        }
+    };
+    (name, desc)
+}
+
+/// Turns a driver result into `Result`, naming the call.
+pub fn check(r: sys::CUresult, call: &'static str) -> Result<()> {
+    if r == sys::CUresult::CUDA_SUCCESS {
+        return Ok(());
+    }
+    let (name, description) = err_strings(r);
+    if r == sys::CUresult::CUDA_ERROR_NO_DEVICE {
+        return Err(GpuError::NoGpu(format!("{call}: {name}: {description}")));
+    }
+    Err(GpuError::Cuda {
+        code: r as i32,
+        name,
+        description,
+        call,
+        kernel: None,
+    })
+}
+
+static INIT: OnceLock<std::result::Result<(), GpuError>> = OnceLock::new();
+
+/// Loads the driver library and calls `cuInit` once. Every other entry point
+/// calls this first.
+pub fn init() -> Result<()> {
+    INIT.get_or_init(|| {
+        // SAFETY: only probes whether the shared library can be opened.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(GpuError::NoGpu(
+                "the CUDA driver library (libcuda.so) was not found".into(),
+            ));
+        }
+        // SAFETY: the library is present; cuInit has no pointer arguments.
+        let r = unsafe { sys::cuInit(0) };
+        match check(r, "cuInit") {
+            Err(GpuError::Cuda {
+                name, description, ..
+            }) => Err(GpuError::NoGpu(format!(
+                "cuInit failed: {name}: {description}"
+            ))),
+            other => other,
+        }
+    })
+    .clone()
+}
+
+/// Driver version as reported by `cuDriverGetVersion` (e.g. 13000 = CUDA 13.0).
+pub fn driver_version() -> Result<i32> {
+    init()?;
+    let mut v = 0;
+    // SAFETY: v is a valid out-pointer.
+    check(
+        unsafe { sys::cuDriverGetVersion(&mut v) },
+        "cuDriverGetVersion",
+    )?;
+    Ok(v)
+}
+
+/// Number of CUDA devices (0 is reported as `NoGpu`).
+pub fn device_count() -> Result<usize> {
+    init()?;
+    let mut n = 0;
+    // SAFETY: n is a valid out-pointer.
+    check(unsafe { sys::cuDeviceGetCount(&mut n) }, "cuDeviceGetCount")?;
+    if n <= 0 {
+        return Err(GpuError::NoGpu("the driver reports no CUDA device".into()));
+    }
+    Ok(n as usize)
+}
+
+/// A CUDA device (ordinal and driver handle).
+#[derive(Debug, Clone, Copy)]
+pub struct Device {
+    pub ordinal: usize,
+    handle: sys::CUdevice,
+}
+
+impl Device {
+    pub fn get(ordinal: usize) -> Result<Device> {
+        let n = device_count()?;
+        if ordinal >= n {
+            return Err(GpuError::Invalid(format!(
+                "device {ordinal} requested, {n} present"
+            )));
+        }
+        let mut h = 0;
+        // SAFETY: valid out-pointer, ordinal checked.
+        check(
+            unsafe { sys::cuDeviceGet(&mut h, ordinal as i32) },
+            "cuDeviceGet",
+        )?;
+        Ok(Device { ordinal, handle: h })
+    }
+
+    pub fn all() -> Result<Vec<Device>> {
+        (0..device_count()?).map(Device::get).collect()
+    }
+
+    pub fn name(&self) -> Result<String> {
+        let mut buf = [0 as std::ffi::c_char; 256];
+        // SAFETY: buffer and its length are valid.
+        check(
+            unsafe { sys::cuDeviceGetName(buf.as_mut_ptr(), 256, self.handle) },
+            "cuDeviceGetName",
+        )?;
+        // SAFETY: the driver NUL-terminates within the buffer.
+        Ok(unsafe { CStr::from_ptr(buf.as_ptr()) }
+            .to_string_lossy()
+            .into_owned())
+    }
+
+    pub fn total_memory(&self) -> Result<usize> {
+        let mut b = 0usize;
+        // SAFETY: valid out-pointer.
+        check(
+            unsafe { sys::cuDeviceTotalMem_v2(&mut b, self.handle) },
+            "cuDeviceTotalMem",
+        )?;
+        Ok(b)
+    }
+
+    pub fn attribute(&self, a: sys::CUdevice_attribute) -> Result<i32> {
+        let mut v = 0;
+        // SAFETY: valid out-pointer.
+        check(
+            unsafe { sys::cuDeviceGetAttribute(&mut v, a, self.handle) },
+            "cuDeviceGetAttribute",
+        )?;
+        Ok(v)
+    }
+
+    pub fn compute_capability(&self) -> Result<(i32, i32)> {
+        use sys::CUdevice_attribute::*;
+        Ok((
+            self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            self.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        ))
+    }
+
+    pub fn sm_count(&self) -> Result<i32> {
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+    }
+
+    /// SM clock in kHz as the driver reports it (the maximum, not the current clock).
+    pub fn clock_khz(&self) -> Result<i32> {
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)
+    }
+}
+
+/// The device's primary context, retained for the lifetime of this value.
+#[derive(Debug)]
+pub struct Context {
+    ctx: sys::CUcontext,
+    pub device: Device,
+}
+
+// SAFETY: a CUDA context may be used from any thread once made current there;
+// every method below makes it current first.
+unsafe impl Send for Context {}
+unsafe impl Sync for Context {}
+
+impl Context {
+    pub fn new(device: Device) -> Result<Arc<Context>> {
+        let mut ctx = std::ptr::null_mut();
+        // SAFETY: valid out-pointer and device handle.
+        check(
+            unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, device.handle) },
+            "cuDevicePrimaryCtxRetain",
+        )?;
+        let c = Context { ctx, device };
+        c.bind()?;
+        Ok(Arc::new(c))
+    }
+
+    /// Makes this context current on the calling thread.
+    pub fn bind(&self) -> Result<()> {
+        // SAFETY: ctx is a retained primary context.
+        check(unsafe { sys::cuCtxSetCurrent(self.ctx) }, "cuCtxSetCurrent")
+    }
+
+    /// (free, total) device memory in bytes.
+    pub fn mem_info(&self) -> Result<(usize, usize)> {
+        self.bind()?;
+        let (mut f, mut t) = (0usize, 0usize);
+        // SAFETY: valid out-pointers, context current.
+        check(
+            unsafe { sys::cuMemGetInfo_v2(&mut f, &mut t) },
+            "cuMemGetInfo",
+        )?;
+        Ok((f, t))
+    }
+
+    pub fn synchronize(&self) -> Result<()> {
+        self.bind()?;
+        // SAFETY: context current.
+        check(unsafe { sys::cuCtxSynchronize() }, "cuCtxSynchronize")
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // SAFETY: balances the retain in `new`.
+        unsafe {
+            sys::cuDevicePrimaryCtxRelease_v2(self.device.handle);
+        }
+    }
+}
+
+/// A loaded PTX module (JIT-compiled by the driver).
+pub struct Module {
+    module: sys::CUmodule,
+    pub name: String,
+    /// The JIT info log (may be empty).
+    pub info_log: String,
+    /// Wall time of cuModuleLoadDataEx in milliseconds.
+    pub load_ms: f64,
+    ctx: Arc<Context>,
+}
+
+// SAFETY: module handles are context-global; we bind the context before use.
+unsafe impl Send for Module {}
+unsafe impl Sync for Module {}
+
+fn log_string(buf: &[u8]) -> String {
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).trim_end().to_string()
+}
+
+impl Module {
+    /// JIT-compiles `ptx` with `cuModuleLoadDataEx`, collecting the info and
+    /// error logs. A failure names the module and carries the error log.
+    pub fn load(ctx: &Arc<Context>, name: &str, ptx: &str) -> Result<Module> {
+        ctx.bind()?;
+        let image = CString::new(ptx)
+            .map_err(|_| GpuError::Invalid(format!("module {name}: NUL byte in PTX")))?;
+        const LOG: usize = 1 << 16;
+        let mut info = vec![0u8; LOG];
+        let mut error = vec![0u8; LOG];
+        use sys::CUjit_option::*;
+        let mut opts = [
+            CU_JIT_INFO_LOG_BUFFER,
+            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            CU_JIT_ERROR_LOG_BUFFER,
+            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+            CU_JIT_LOG_VERBOSE,
+        ];
+        let mut vals: [*mut c_void; 5] = [
+            info.as_mut_ptr() as *mut c_void,
+            LOG as *mut c_void,
+            error.as_mut_ptr() as *mut c_void,
+            LOG as *mut c_void,
+            1usize as *mut c_void,
+        ];
+        let mut module = std::ptr::null_mut();
+        let t0 = std::time::Instant::now();
+        // SAFETY: image is NUL-terminated; option values point at buffers of
+        // the sizes given, which outlive the call.
+        let r = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut module,
+                image.as_ptr() as *const c_void,
+                opts.len() as u32,
+                opts.as_mut_ptr(),
+                vals.as_mut_ptr(),
+            )
+        };
+        let load_ms = t0.elapsed().as_secs_f64() * 1e3;
+        if r != sys::CUresult::CUDA_SUCCESS {
+            let (ename, _) = err_strings(r);
+            let mut log = log_string(&error);
+            let il = log_string(&info);
+            if !il.is_empty() {
+                log = format!("{log}\n{il}");
+            }
+            return Err(GpuError::ModuleLoad {
+                module: name.to_string(),
+                code: r as i32,
+                name: ename,
+                log,
+            });
+        }
+        Ok(Module {
+            module,
+            name: name.to_string(),
+            info_log: log_string(&info),
+            load_ms,
+            ctx: ctx.clone(),
+        })
+    }
+
+    pub fn function(&self, name: &str) -> Result<Function<'_>> {
+        self.ctx.bind()?;
+        let cname = CString::new(name).map_err(|_| GpuError::Invalid("kernel name".into()))?;
+        let mut f = std::ptr::null_mut();
+        // SAFETY: valid module, NUL-terminated name, valid out-pointer.
+        check(
+            unsafe { sys::cuModuleGetFunction(&mut f, self.module, cname.as_ptr()) },
+            "cuModuleGetFunction",
+        )
+        .map_err(|e| e.with_kernel(&format!("{}::{}", self.name, name)))?;
+        Ok(Function {
+            f,
+            name: name.to_string(),
+            _m: PhantomData,
+        })
+    }
+
+    pub fn context(&self) -> &Arc<Context> {
+        &self.ctx
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        // SAFETY: module loaded by us, context kept alive by the Arc.
+        unsafe {
+            let _ = self.ctx.bind();
+            sys::cuModuleUnload(self.module);
+        }
+    }
+}
+
+/// A kernel of a loaded module.
+pub struct Function<'m> {
+    f: sys::CUfunction,
+    pub name: String,
+    _m: PhantomData<&'m Module>,
+}
+
+impl Function<'_> {
+    pub fn attribute(&self, a: sys::CUfunction_attribute) -> Result<i32> {
+        let mut v = 0;
+        // SAFETY: valid function handle and out-pointer.
+        check(
+            unsafe { sys::cuFuncGetAttribute(&mut v, a, self.f) },
+            "cuFuncGetAttribute",
+        )
+        .map_err(|e| e.with_kernel(&self.name))?;
+        Ok(v)
+    }
+    /// Registers per thread.
+    pub fn num_regs(&self) -> Result<i32> {
+        self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)
+    }
+    /// Local memory per thread in bytes (spills and stack).
+    pub fn local_bytes(&self) -> Result<i32> {
+        self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+    }
+    pub fn max_threads_per_block(&self) -> Result<i32> {
+        self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+    }
+
+    /// Launches the kernel on `stream`.
+    ///
+    /// # Safety
+    /// `args` must match the kernel's parameter list in number, order and
+    /// size, and every device pointer passed must stay valid, and be large
+    /// enough for what the kernel reads and writes, until the launch completes.
+    pub unsafe fn launch(
+        &self,
+        stream: &Stream,
+        grid: u32,
+        block: u32,
+        args: &[KernelArg],
+    ) -> Result<()> {
+        stream.ctx.bind()?;
+        let mut ptrs: Vec<*mut c_void> = args.iter().map(|a| a.as_ptr()).collect();
+        check(
+            sys::cuLaunchKernel(
+                self.f,
+                grid,
+                1,
+                1,
+                block,
+                1,
+                1,
+                0,
+                stream.s,
+                ptrs.as_mut_ptr(),
+                std::ptr::null_mut(),
+            ),
+            "cuLaunchKernel",
+        )
+        .map_err(|e| e.with_kernel(&self.name))
+    }
+}
+
+/// One kernel argument, held by value until the launch call returns.
+pub enum KernelArg {
+    U32(u32),
+    U64(u64),
+}
+
+impl KernelArg {
+    fn as_ptr(&self) -> *mut c_void {
+        match self {
+            KernelArg::U32(v) => v as *const u32 as *mut c_void,
+            KernelArg::U64(v) => v as *const u64 as *mut c_void,
+        }
+    }
+}
+
+/// A non-blocking CUDA stream.
+pub struct Stream {
+    s: sys::CUstream,
+    ctx: Arc<Context>,
+}
+
+// SAFETY: streams may be used from any thread with the context current.
+unsafe impl Send for Stream {}
+unsafe impl Sync for Stream {}
+
+impl Stream {
+    pub fn new(ctx: &Arc<Context>) -> Result<Arc<Stream>> {
+        ctx.bind()?;
+        let mut s = std::ptr::null_mut();
+        // SAFETY: valid out-pointer, context current.
+        check(
+            unsafe {
+                sys::cuStreamCreate(&mut s, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)
+            },
+            "cuStreamCreate",
+        )?;
+        Ok(Arc::new(Stream {
+            s,
+            ctx: ctx.clone(),
+        }))
+    }
+
+    pub fn synchronize(&self) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: valid stream.
+        check(
+            unsafe { sys::cuStreamSynchronize(self.s) },
+            "cuStreamSynchronize",
+        )
+    }
+
+    pub fn context(&self) -> &Arc<Context> {
+        &self.ctx
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        // SAFETY: stream created by us; destroy defers until its work is done.
+        unsafe {
+            let _ = self.ctx.bind();
+            sys::cuStreamDestroy_v2(self.s);
+        }
+    }
+}
+
+/// A CUDA event (timing enabled).
+pub struct Event {
+    e: sys::CUevent,
+    ctx: Arc<Context>,
+}
+
+unsafe impl Send for Event {}
+
+impl Event {
+    pub fn new(ctx: &Arc<Context>) -> Result<Event> {
+        ctx.bind()?;
+        let mut e = std::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        check(
+            unsafe { sys::cuEventCreate(&mut e, sys::CUevent_flags::CU_EVENT_DEFAULT as u32) },
+            "cuEventCreate",
+        )?;
+        Ok(Event {
+            e,
+            ctx: ctx.clone(),
+        })
+    }
+    pub fn record(&self, stream: &Stream) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: valid event and stream of the same context.
+        check(
+            unsafe { sys::cuEventRecord(self.e, stream.s) },
+            "cuEventRecord",
+        )
+    }
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: valid event.
+        check(
+            unsafe { sys::cuEventSynchronize(self.e) },
+            "cuEventSynchronize",
+        )
+    }
+    /// Milliseconds from `self` to `end` (both recorded and completed).
+    pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
+        end.synchronize()?;
+        let mut ms = 0f32;
+        // SAFETY: valid events and out-pointer.
+        check(
+            unsafe { sys::cuEventElapsedTime_v2(&mut ms, self.e, end.e) },
+            "cuEventElapsedTime",
+        )?;
+        Ok(ms)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: event created by us.
+        unsafe {
+            let _ = self.ctx.bind();
+            sys::cuEventDestroy_v2(self.e);
+        }
+    }
+}
+
+/// Marker for plain-old-data element types that may be copied to and from
+/// the device byte for byte.
+///
+/// # Safety
+/// Implementors must have no padding, no pointers and accept any bit pattern.
+pub unsafe trait Pod: Copy + Send + Sync + 'static {}
+unsafe impl Pod for u8 {}
+unsafe impl Pod for u32 {}
+unsafe impl Pod for u64 {}
+
+/// Device memory from the stream-ordered allocator (`cuMemAllocAsync`),
+/// freed on drop with `cuMemFreeAsync` on the same stream.
+pub struct DeviceBuffer<T: Pod> {
+    ptr: sys::CUdeviceptr,
+    len: usize,
+    stream: Arc<Stream>,
+    _t: PhantomData<T>,
+}
+
+impl<T: Pod> DeviceBuffer<T> {
+    /// Allocates `len` elements in stream order; contents are undefined until
+    /// written.
+    pub fn alloc(stream: &Arc<Stream>, len: usize) -> Result<Self> {
+        stream.ctx.bind()?;
+        let bytes = (len * std::mem::size_of::<T>()).max(1);
+        let mut ptr = 0;
+        // SAFETY: valid out-pointer and stream.
+        check(
+            unsafe { sys::cuMemAllocAsync(&mut ptr, bytes, stream.s) },
+            "cuMemAllocAsync",
+        )?;
+        Ok(DeviceBuffer {
+            ptr,
+            len,
+            stream: stream.clone(),
+            _t: PhantomData,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn bytes(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+    /// The device address, for kernel arguments.
+    pub fn arg(&self) -> KernelArg {
+        KernelArg::U64(self.ptr)
+    }
+
+    /// Fills every byte with `v` (stream-ordered). Used to poison outputs.
+    pub fn fill_bytes(&mut self, v: u8) -> Result<()> {
+        self.stream.ctx.bind()?;
+        // SAFETY: the range is inside our allocation.
+        check(
+            unsafe { sys::cuMemsetD8Async(self.ptr, v, self.bytes(), self.stream.s) },
+            "cuMemsetD8Async",
+        )
+    }
+
+    /// Copies `src` into the buffer and waits for the copy (pageable or
+    /// pinned source).
+    pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        // SAFETY: we synchronize before `src` can go away.
+        unsafe { self.copy_from_host_async(src)? };
+        self.stream.synchronize()
+    }
+
+    /// Copies the buffer into `dst` and waits for the copy.
+    pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        // SAFETY: we synchronize before `dst` can go away.
+        unsafe { self.copy_to_host_async(dst)? };
+        self.stream.synchronize()
+    }
+
+    /// Stream-ordered host-to-device copy.
+    ///
+    /// # Safety
+    /// `src` must stay alive and unmodified until the stream has passed the
+    /// copy; for an asynchronous copy it should be pinned ([`PinnedBuffer`]
+    /// or [`HostRegistration`]).
+    pub unsafe fn copy_from_host_async(&mut self, src: &[T]) -> Result<()> {
+        if src.len() > self.len {
+            return Err(GpuError::Invalid(format!(
+                "copy of {} elements into a buffer of {}",
+                src.len(),
+                self.len
+            )));
+        }
+        self.stream.ctx.bind()?;
+        check(
+            sys::cuMemcpyHtoDAsync_v2(
+                self.ptr,
+                src.as_ptr() as *const c_void,
+                std::mem::size_of_val(src),
+                self.stream.s,
+            ),
+            "cuMemcpyHtoDAsync",
+        )
+    }
+
+    /// Stream-ordered device-to-host copy.
+    ///
+    /// # Safety
+    /// `dst` must stay alive and untouched until the stream has passed the copy.
+    pub unsafe fn copy_to_host_async(&self, dst: &mut [T]) -> Result<()> {
+        if dst.len() > self.len {
+            return Err(GpuError::Invalid(format!(
+                "copy of {} elements from a buffer of {}",
+                dst.len(),
+                self.len
+            )));
+        }
+        self.stream.ctx.bind()?;
+        check(
+            sys::cuMemcpyDtoHAsync_v2(
+                dst.as_mut_ptr() as *mut c_void,
+                self.ptr,
+                std::mem::size_of_val(dst),
+                self.stream.s,
+            ),
+            "cuMemcpyDtoHAsync",
+        )
+    }
+}
+
+impl<T: Pod> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemAllocAsync on this stream, which the Arc keeps.
+        unsafe {
+            let _ = self.stream.ctx.bind();
+            sys::cuMemFreeAsync(self.ptr, self.stream.s);
+        }
+    }
+}
+
+/// Page-locked host memory from `cuMemHostAlloc` (portable), zero-filled.
+pub struct PinnedBuffer<T: Pod> {
+    ptr: *mut T,
+    len: usize,
+    ctx: Arc<Context>,
+}
+
+unsafe impl<T: Pod> Send for PinnedBuffer<T> {}
+unsafe impl<T: Pod> Sync for PinnedBuffer<T> {}
+
+impl<T: Pod> PinnedBuffer<T> {
+    pub fn new(ctx: &Arc<Context>, len: usize) -> Result<Self> {
+        ctx.bind()?;
+        let bytes = (len * std::mem::size_of::<T>()).max(1);
+        let mut p = std::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        check(
+            unsafe { sys::cuMemHostAlloc(&mut p, bytes, sys::CU_MEMHOSTALLOC_PORTABLE) },
+            "cuMemHostAlloc",
+        )?;
+        // SAFETY: fresh allocation of `bytes` bytes; zero is a valid T (Pod).
+        unsafe { std::ptr::write_bytes(p as *mut u8, 0, bytes) };
+        Ok(PinnedBuffer {
+            ptr: p as *mut T,
+            len,
+            ctx: ctx.clone(),
+        })
+    }
+}
+
+impl<T: Pod> std::ops::Deref for PinnedBuffer<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: ptr/len describe our initialised allocation.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+impl<T: Pod> std::ops::DerefMut for PinnedBuffer<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as above, and we hold &mut self.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+impl<T: Pod> Drop for PinnedBuffer<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc.
+        unsafe {
+            let _ = self.ctx.bind();
+            sys::cuMemFreeHost(self.ptr as *mut c_void);
+        }
+    }
+}
+
+/// Page-locks an existing host buffer (`cuMemHostRegister`) for as long as
+/// this value lives; the buffer is reachable through it meanwhile.
+pub struct HostRegistration<'a, T: Pod> {
+    buf: &'a mut [T],
+    ctx: Arc<Context>,
+}
+
+impl<'a, T: Pod> HostRegistration<'a, T> {
+    pub fn new(ctx: &Arc<Context>, buf: &'a mut [T]) -> Result<Self> {
+        ctx.bind()?;
+        if !buf.is_empty() {
+            // SAFETY: the slice is valid for its length for the lifetime 'a.
+            check(
+                unsafe {
+                    sys::cuMemHostRegister_v2(
+                        buf.as_mut_ptr() as *mut c_void,
+                        std::mem::size_of_val(buf),
+                        sys::CU_MEMHOSTREGISTER_PORTABLE,
+                    )
+                },
+                "cuMemHostRegister",
+            )?;
+        }
+        Ok(HostRegistration {
+            buf,
+            ctx: ctx.clone(),
+        })
+    }
+}
+
+impl<T: Pod> std::ops::Deref for HostRegistration<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.buf
+    }
+}
+impl<T: Pod> std::ops::DerefMut for HostRegistration<'_, T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.buf
+    }
+}
+
+impl<T: Pod> Drop for HostRegistration<'_, T> {
+    fn drop(&mut self) {
+        if !self.buf.is_empty() {
+            // SAFETY: registered in `new`.
+            unsafe {
+                let _ = self.ctx.bind();
+                sys::cuMemHostUnregister(self.buf.as_mut_ptr() as *mut c_void);
+            }
+        }
+    }
+}
+
+impl Function<'_> {
+    /// The raw handle, for driver queries this wrapper does not cover.
+    pub fn raw(&self) -> sys::CUfunction {
+        self.f
+    }
+}
