@@ -178,7 +178,7 @@ mod tests {
             let mut v = coeffs.clone();
             d.ntt(&mut v);
             let w = root_of_unity(log_n);
-            for i in [0usize, 1, d.n / 2, d.n - 1] {
+            for i in [0usize, 1, d.n / 2, d.n - 1].into_iter().filter(|&i| i < d.n) {
                 assert_eq!(v[i], eval(&coeffs, w.pow_vartime([i as u64])), "log_n {log_n} i {i}");
             }
             d.intt(&mut v);

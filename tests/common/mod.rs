@@ -1,0 +1,32 @@
+//! Shared test support: sealing real 2KiB sectors, the cached test parameters, and running the
+//! `filsnark` binary.
+#![allow(dead_code)]
+pub mod seal;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Directory with 2KiB PoRep parameters under their official names.
+pub fn params_dir() -> PathBuf {
+    PathBuf::from(std::env::var("FILSNARK_TEST_PARAMS").expect("set FILSNARK_TEST_PARAMS"))
+}
+
+/// Points filecoin-proofs (which reads FIL_PROOFS_PARAMETER_CACHE once) at the test parameters.
+/// Call before any filecoin-proofs function.
+pub fn init_env() -> PathBuf {
+    let dir = params_dir();
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
+    dir
+}
+
+pub fn filsnark(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_filsnark")).args(args).output().expect("run filsnark")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
