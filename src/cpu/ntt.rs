@@ -1,14 +1,19 @@
-//! Radix-2 number-theoretic transforms over the BLS12-381 scalar field.
+//! Radix-2 number-theoretic transforms over the BLS12-381 scalar field, paired so that no
+//! bit-reversal pass is needed: the forward transform used on natural-order data is
+//! decimation in frequency (natural in, bit-reversed out), and the one used on bit-reversed
+//! data is decimation in time (bit-reversed in, natural out).
 //!
-//! Decimation in time after a bit-reversal permutation. The first stages run block by block
-//! (blocks of 2^14 elements, 512 KiB, stay in L2); the remaining stages sweep the whole array,
-//! parallel over butterflies. Twiddles are precomputed once per domain.
+//! Stages whose butterflies span fewer than 2^14 elements (512 KiB, L2-resident) run block by
+//! block, in parallel over blocks; wider stages sweep the array, in parallel over butterflies.
+//! Twiddles (ω^i and ω^-i for i < n/2) are precomputed once per domain.
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
 
-/// Elements per cache-resident block of the first stages.
+/// Elements per cache-resident block.
 const BLOCK_LOG: u32 = 14;
+/// Elements per parallel task in the wide stages and elementwise passes.
+const PIECE: usize = 1 << 12;
 
 /// A radix-2 evaluation domain of size 2^log_n with its twiddle tables.
 pub struct Domain {
@@ -21,6 +26,15 @@ pub struct Domain {
     pub n_inv: Scalar,
 }
 
+/// Which way a transform goes.
+#[derive(Clone, Copy)]
+pub enum Direction {
+    /// Coefficients → evaluations at ω^i.
+    Forward,
+    /// Evaluations → n·coefficients (the caller scales by 1/n).
+    Inverse,
+}
+
 /// A primitive 2^log_n-th root of unity (Fr has 2-adicity 32).
 pub fn root_of_unity(log_n: u32) -> Scalar {
     assert!(log_n <= Scalar::S, "domain 2^{log_n} exceeds Fr's 2-adicity");
@@ -31,17 +45,26 @@ pub fn root_of_unity(log_n: u32) -> Scalar {
     w
 }
 
-fn powers(base: Scalar, count: usize) -> Vec<Scalar> {
+/// base^0 … base^(count-1).
+pub fn powers(base: Scalar, count: usize) -> Vec<Scalar> {
     let mut out = vec![Scalar::ZERO; count];
-    let chunk = 1 << 12;
-    out.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
-        let mut acc = base.pow_vartime([(c * chunk) as u64]);
+    out.par_chunks_mut(PIECE).enumerate().for_each(|(c, part)| {
+        let mut acc = base.pow_vartime([(c * PIECE) as u64]);
         for v in part {
             *v = acc;
             acc *= base;
         }
     });
     out
+}
+
+#[inline]
+fn rev(i: usize, bits: u32) -> usize {
+    if bits == 0 {
+        0
+    } else {
+        i.reverse_bits() >> (usize::BITS - bits)
+    }
 }
 
 impl Domain {
@@ -63,81 +86,127 @@ impl Domain {
         Self::new(len.next_power_of_two().trailing_zeros())
     }
 
-    /// In place: coefficients → evaluations at ω^i.
-    pub fn ntt(&self, a: &mut [Scalar]) {
-        self.transform(a, &self.twiddles);
-    }
-
-    /// In place: evaluations at ω^i → coefficients (scaled by 1/n).
-    pub fn intt(&self, a: &mut [Scalar]) {
-        self.transform(a, &self.twiddles_inv);
-        let n_inv = self.n_inv;
-        a.par_iter_mut().with_min_len(1 << 12).for_each(|v| *v *= n_inv);
-    }
-
-    /// In place: coefficients → evaluations at g·ω^i (g = Fr's multiplicative generator).
-    pub fn coset_ntt(&self, a: &mut [Scalar]) {
-        distribute_powers(a, Scalar::MULTIPLICATIVE_GENERATOR);
-        self.ntt(a);
-    }
-
-    /// In place: evaluations at g·ω^i → coefficients.
-    pub fn coset_intt(&self, a: &mut [Scalar]) {
-        self.intt(a);
-        distribute_powers(a, Scalar::MULTIPLICATIVE_GENERATOR.invert().unwrap());
-    }
-
-    fn transform(&self, a: &mut [Scalar], tw: &[Scalar]) {
-        assert_eq!(a.len(), self.n);
-        if self.n == 1 {
-            return;
+    fn table(&self, dir: Direction) -> &[Scalar] {
+        match dir {
+            Direction::Forward => &self.twiddles,
+            Direction::Inverse => &self.twiddles_inv,
         }
-        bit_reverse(a, self.log_n);
-        let block_log = BLOCK_LOG.min(self.log_n);
-        let block = 1usize << block_log;
-        // Stages with half-size m < block: each block of `block` elements is independent.
+    }
+
+    /// Decimation in frequency: natural-order input, bit-reversed output.
+    pub fn dif(&self, a: &mut [Scalar], dir: Direction) {
+        assert_eq!(a.len(), self.n);
+        let tw = self.table(dir);
+        let block = 1usize << BLOCK_LOG.min(self.log_n);
+        let mut m = self.n / 2;
+        while m >= block {
+            wide_stage(a, m, self.n / (2 * m), tw, dif_butterflies);
+            m /= 2;
+        }
+        a.par_chunks_mut(block).for_each(|blk| {
+            let mut m = block / 2;
+            while m >= 1 {
+                narrow_stage(blk, m, self.n / (2 * m), tw, dif_butterflies);
+                m /= 2;
+            }
+        });
+    }
+
+    /// Decimation in time: bit-reversed input, natural-order output.
+    pub fn dit(&self, a: &mut [Scalar], dir: Direction) {
+        assert_eq!(a.len(), self.n);
+        let tw = self.table(dir);
+        let block = 1usize << BLOCK_LOG.min(self.log_n);
         a.par_chunks_mut(block).for_each(|blk| {
             let mut m = 1;
             while m < block {
-                let stride = self.n / (2 * m);
-                for pair in blk.chunks_mut(2 * m) {
-                    let (lo, hi) = pair.split_at_mut(m);
-                    butterflies(lo, hi, tw, 0, stride);
-                }
+                narrow_stage(blk, m, self.n / (2 * m), tw, dit_butterflies);
                 m *= 2;
             }
         });
-        // Remaining stages: parallel inside each group of 2m.
         let mut m = block;
         while m < self.n {
-            let stride = self.n / (2 * m);
-            for pair in a.chunks_mut(2 * m) {
-                let (lo, hi) = pair.split_at_mut(m);
-                let piece = 1 << 12;
-                lo.par_chunks_mut(piece).zip(hi.par_chunks_mut(piece)).enumerate().for_each(|(c, (l, h))| {
-                    butterflies(l, h, tw, c * piece, stride);
-                });
-            }
+            wide_stage(a, m, self.n / (2 * m), tw, dit_butterflies);
             m *= 2;
         }
     }
+
+    /// In place, natural order: coefficients → evaluations at ω^i.
+    pub fn ntt(&self, a: &mut [Scalar]) {
+        self.dif(a, Direction::Forward);
+        bit_reverse(a, self.log_n);
+    }
+
+    /// In place, natural order: evaluations at ω^i → coefficients.
+    pub fn intt(&self, a: &mut [Scalar]) {
+        self.dif(a, Direction::Inverse);
+        bit_reverse(a, self.log_n);
+        let n_inv = self.n_inv;
+        a.par_iter_mut().with_min_len(PIECE).for_each(|v| *v *= n_inv);
+    }
+
+    /// In place, for data in bit-reversed order: a[p] ← a[p]·c·g^rev(p). With `a` holding
+    /// n·coefficients in bit-reversed order (the output of an inverse `dif`), c = 1/n and
+    /// g the coset generator, this prepares a coset evaluation by `dit`.
+    pub fn scale_bitrev(&self, a: &mut [Scalar], g: Scalar, c: Scalar) {
+        // p = hi·2^k + lo  ⇒  rev(p) = rev_k(lo)·2^(L−k) + rev_{L−k}(hi).
+        let (l, k) = (self.log_n, self.log_n / 2);
+        let lo_pows = powers(g.pow_vartime([1u64 << (l - k)]), 1 << k);
+        let hi_pows = powers(g, 1 << (l - k));
+        let lo_tab: Vec<Scalar> = (0..1usize << k).map(|lo| lo_pows[rev(lo, k)]).collect();
+        a.par_chunks_mut(1 << k).enumerate().for_each(|(hi, row)| {
+            let row_c = hi_pows[rev(hi, l - k)] * c;
+            for (v, t) in row.iter_mut().zip(&lo_tab) {
+                *v *= *t * row_c;
+            }
+        });
+    }
 }
 
-/// lo[j], hi[j] ← lo[j] + w·hi[j], lo[j] − w·hi[j], w = tw[(j0 + j)·stride].
+type Butterflies = fn(&mut [Scalar], &mut [Scalar], &[Scalar], usize, usize);
+
+/// One stage over a cache-resident block: butterflies (j, j+m) in every group of 2m.
 #[inline]
-fn butterflies(lo: &mut [Scalar], hi: &mut [Scalar], tw: &[Scalar], j0: usize, stride: usize) {
+fn narrow_stage(blk: &mut [Scalar], m: usize, stride: usize, tw: &[Scalar], f: Butterflies) {
+    for pair in blk.chunks_mut(2 * m) {
+        let (lo, hi) = pair.split_at_mut(m);
+        f(lo, hi, tw, 0, stride);
+    }
+}
+
+/// One stage over the whole array, parallel over the butterflies of each group of 2m.
+fn wide_stage(a: &mut [Scalar], m: usize, stride: usize, tw: &[Scalar], f: Butterflies) {
+    for pair in a.chunks_mut(2 * m) {
+        let (lo, hi) = pair.split_at_mut(m);
+        lo.par_chunks_mut(PIECE)
+            .zip(hi.par_chunks_mut(PIECE))
+            .enumerate()
+            .for_each(|(c, (l, h))| f(l, h, tw, c * PIECE, stride));
+    }
+}
+
+/// Cooley–Tukey: x, y ← x + w·y, x − w·y with w = tw[(j0 + j)·stride].
+fn dit_butterflies(lo: &mut [Scalar], hi: &mut [Scalar], tw: &[Scalar], j0: usize, stride: usize) {
     for (j, (x, y)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
-        let t = if j0 + j == 0 { *y } else { *y * tw[(j0 + j) * stride] };
+        let t = *y * tw[(j0 + j) * stride];
         *y = *x - t;
         *x += t;
     }
 }
 
+/// Gentleman–Sande: x, y ← x + y, (x − y)·w with w = tw[(j0 + j)·stride].
+fn dif_butterflies(lo: &mut [Scalar], hi: &mut [Scalar], tw: &[Scalar], j0: usize, stride: usize) {
+    for (j, (x, y)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
+        let d = *x - *y;
+        *x += *y;
+        *y = d * tw[(j0 + j) * stride];
+    }
+}
+
 /// a[i] ← a[i]·g^i.
 pub fn distribute_powers(a: &mut [Scalar], g: Scalar) {
-    let chunk = 1 << 12;
-    a.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
-        let mut acc = g.pow_vartime([(c * chunk) as u64]);
+    a.par_chunks_mut(PIECE).enumerate().for_each(|(c, part)| {
+        let mut acc = g.pow_vartime([(c * PIECE) as u64]);
         for v in part {
             *v *= acc;
             acc *= g;
@@ -147,16 +216,17 @@ pub fn distribute_powers(a: &mut [Scalar], g: Scalar) {
 
 /// Permutes a (length 2^log_n) into bit-reversed index order.
 pub fn bit_reverse(a: &mut [Scalar], log_n: u32) {
-    if log_n == 0 {
-        return;
-    }
-    let shift = usize::BITS - log_n;
     for i in 0..a.len() {
-        let r = i.reverse_bits() >> shift;
+        let r = rev(i, log_n);
         if i < r {
             a.swap(i, r);
         }
     }
+}
+
+/// out[i] = a[rev(i)]: a bit-reversed array back in natural order, in parallel.
+pub fn from_bitrev(a: &[Scalar], log_n: u32) -> Vec<Scalar> {
+    (0..a.len()).into_par_iter().with_min_len(PIECE).map(|i| a[rev(i, log_n)]).collect()
 }
 
 #[cfg(test)]
@@ -170,9 +240,9 @@ mod tests {
     }
 
     #[test]
-    fn ntt_matches_naive_evaluation_and_inverts() {
+    fn transforms_match_naive_evaluation_and_invert() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        for log_n in [0u32, 1, 3, 6, 15] {
+        for log_n in [0u32, 1, 3, 6, 15, 16] {
             let d = Domain::new(log_n);
             let coeffs: Vec<Scalar> = (0..d.n).map(|_| Scalar::random(&mut rng)).collect();
             let mut v = coeffs.clone();
@@ -183,12 +253,16 @@ mod tests {
             }
             d.intt(&mut v);
             assert_eq!(v, coeffs);
-            let mut c = coeffs.clone();
-            d.coset_ntt(&mut c);
+
+            // The coset route of the H pipeline: dif⁻¹ → scale → dit gives evaluations at g·ω^i.
+            let mut e = coeffs.clone();
+            d.ntt(&mut e);
+            d.dif(&mut e, Direction::Inverse);
             let g = Scalar::MULTIPLICATIVE_GENERATOR;
-            assert_eq!(c[d.n - 1], eval(&coeffs, g * w.pow_vartime([(d.n - 1) as u64])));
-            d.coset_intt(&mut c);
-            assert_eq!(c, coeffs);
+            d.scale_bitrev(&mut e, g, d.n_inv);
+            d.dit(&mut e, Direction::Forward);
+            let i = d.n - 1;
+            assert_eq!(e[i], eval(&coeffs, g * w.pow_vartime([i as u64])), "coset log_n {log_n}");
         }
     }
 }
