@@ -49,7 +49,9 @@ def main():
           + "\nfp_inv: Fermat a^(p-2), left-to-right square-and-multiply.", ff.FP.funcs() + inv)
     write("ff/fp2.ptx", ec.__doc__.split("Points")[0], f2)
     write("ff/fp52.ptx", fp52.__doc__, fp52.funcs())
-    write("ec/g1.ptx", "G1 over Fp.\n" + ec.__doc__, ec.G1.funcs())
+    write("ec/g1.ptx", "G1 over Fp. g1_*: Fp arithmetic inlined; g1c_*: the same formulas calling the\n"
+          "fp_* .funcs (kept to compare the two in the benchmark).\n" + ec.__doc__,
+          ec.G1.funcs() + [f for f in ec.G1C.funcs() if f.name in ("g1c_dbl", "g1c_madd")])
     g2 = [f for f in ec.G2.funcs() if f.name in ("g2_to_affine", "g2_to_jacobian", "g2_on_curve")]
     write("ec/g2.ptx", "G2 over Fp2 (b' = 4(1+u)).\n" + ec.__doc__ + "\n" + ec_mem.__doc__, g2 + ec_mem.funcs())
     write("kernels/selftest.ptx", "Self-test kernels: out[i] = op(in0[i], in1[i]) for every field operation,\n"

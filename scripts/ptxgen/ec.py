@@ -89,8 +89,36 @@ class F2Inline(F2):
             f.op("call", f"fp2_{name}", out, a)
 
 
+class FpInline(F2):
+    """Fp arithmetic emitted inline (the limb code of ff.py expanded in place,
+    no calls): lets ptxas schedule across operations and avoids the register
+    moves of the non-ABI call convention. Used for G1, whose live set fits."""
+
+    def __init__(self):
+        super().__init__("fp", 12, ONE_FP)
+
+    def call(self, f, name, out, *args):
+        a = sum([list(x) for x in args], [])
+        FP = __import__("ff").FP
+        if name == "mul":
+            FP.emit_mul(f, out, a[:12], a[12:])
+        elif name == "sqr":
+            FP.emit_sqr(f, out, a)
+        elif name == "add":
+            FP.emit_add(f, out, a[:12], a[12:])
+        elif name == "sub":
+            FP.emit_sub(f, out, a[:12], a[12:])
+        elif name == "dbl":
+            FP.emit_add(f, out, a, a)
+        elif name == "neg":
+            FP.emit_neg(f, out, a)
+        else:
+            f.op("call", f"fp_{name}", out, a)
+
+
 FPO = F2("fp", 12, ONE_FP)
 FP2O = F2Inline()
+FPI = FpInline()
 
 
 def consts(f, vals):
@@ -176,8 +204,10 @@ def fp2_funcs():
 
 
 class Curve:
-    def __init__(self, pre, fo, b_mont):
-        self.pre, self.F, self.b = pre, fo, b_mont
+    def __init__(self, pre, fo, b_mont, cold=None):
+        """fo: field facade of the hot functions (add, madd, dbl); cold: of the
+        conversions (to_affine, to_jacobian, on_curve), default fo."""
+        self.pre, self.F, self.b, self.cold = pre, fo, b_mont, cold or fo
 
     def funcs(self):
         F, n, pre = [], self.F.n, self.pre
@@ -277,6 +307,7 @@ class Curve:
         f.op("label", Lend)
 
         # ---- conversions -------------------------------------------------
+        Fo = self.cold
         f, o, i = mk("to_affine", 2 * n, 4 * n,
                      f"{pre}_to_affine: XYZZ -> affine with one inversion of ZZ*ZZZ; infinity -> (0,0)")
         X, Y, ZZ, ZZZ = split(i, 4)
@@ -329,5 +360,6 @@ class Curve:
 
 
 B1 = limbs(4 * pow(2, 384, P) % P, 12)
-G1 = Curve("g1", FPO, B1)
+G1 = Curve("g1", FPI, B1, cold=FPO)  # Fp inlined in add/madd/dbl
+G1C = Curve("g1c", FPO, B1)  # same formulas calling fp_* .funcs (kept to compare)
 G2 = Curve("g2", FP2O, B1 + B1)  # b' = 4(1+u)

@@ -229,7 +229,7 @@ def bench_kernels():
     loop_body(f, lambda: f.op("call", "g2_madd_m", [], [po, pq]))
     f.op("label", end)
     K.append(f)
-    for g, n in (("g1", 12),):
+    for g, n in (("g1", 12), ("g1c", 12)):
         f = Fn(f"bench_{g}_madd", entry=True, params=[("out", "u64"), ("in0", "u64"), ("in1", "u64"), ("iters", "u32")],
                doc=f"acc <- {g}_madd(acc, q), iters times; acc starts at affine in0[i], q = in1[i]")
         regs, idx, end = prologue(f, ["out", "in0", "in1"], with_n=False)

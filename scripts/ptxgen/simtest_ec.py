@@ -6,7 +6,8 @@ Rm = pow(2, 384, P); Ri = pow(Rm, -1, P)
 def val(l): return sum(x << (32*i) for i, x in enumerate(l))
 def M(x): return limbs(x * Rm % P, 12)
 def U(l): return val(l) * Ri % P
-S = Sim(FP.funcs() + fp2_funcs() + G1.funcs())
+from ec import G1C
+S = Sim(FP.funcs() + fp2_funcs() + G1.funcs() + G1C.funcs())
 random.seed(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
 # fp2
 for _ in range(20):
@@ -56,5 +57,6 @@ for p, q in cases:
     if p is None: assert Z == 0
     else: assert X == p[0]*Z*Z % P and Y == p[1]*Z**3 % P
     assert S.call("g1_on_curve", aff(p)) == [1]
+    assert from_xyzz(S.call("g1c_madd", xyzz(p) + aff(q))) == aff_add(p, q)
 assert S.call("g1_on_curve", M(1) + M(2)) == [0]
 print("g1 ok")
