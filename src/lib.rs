@@ -13,4 +13,5 @@ pub mod gpu;
 pub mod groth16;
 pub mod input;
 pub mod porep;
+pub mod setup;
 pub mod srs;

@@ -5,6 +5,7 @@
 //!   built with storage-proofs-porep from a c1.json, for all five sector sizes.
 pub mod density;
 pub mod porep;
+pub mod r1cs;
 pub mod witness;
 
 pub use density::Density;

@@ -1,32 +1,136 @@
-//! `params info`: what a parameter file holds.
+//! `params info`: what a parameter file holds; `params setup`: make insecure test parameters.
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Subcommand;
+use filsnark::input::PorepKind;
+use filsnark::setup::{self, marker_path, SetupOptions};
 use filsnark::srs::{ParamsFile, SectionKind};
 
 #[derive(Subcommand)]
 pub enum ParamsCmd {
     /// Print a .params file's verifying key summary and section counts.
-    #[command(after_help = "Example:\n  filsnark params info /var/tmp/filecoin-proof-parameters/v28-stacked-proof-of-replication-…params")]
+    #[command(
+        after_help = "Example:\n  filsnark params info /var/tmp/filecoin-proof-parameters/v28-stacked-proof-of-replication-…params"
+    )]
     Info {
         /// The .params file.
         file: PathBuf,
     },
+    /// Make INSECURE test parameters (.params, .vk and a .params.insecure marker) for a circuit,
+    /// under the official file names. Anyone who knows the seed can forge proofs: tests and
+    /// benchmarks only.
+    #[command(
+        after_help = "Examples:\n  filsnark params setup --proof porep --sector-size 2KiB --out ~/.cache/filsnark/test-params --seed 1\n  FIL_PROOFS_PARAMETER_CACHE=~/.cache/filsnark/test-params filsnark prove porep\n\nRefuses the production cache /var/tmp/filecoin-proof-parameters and existing files unless --force."
+    )]
+    Setup {
+        /// The circuit (only porep for now).
+        #[arg(long, default_value = "porep", value_parser = ["porep"])]
+        proof: String,
+        /// Sector size: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
+        #[arg(long)]
+        sector_size: String,
+        /// Directory to write the files into (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Seed of the toxic waste (ChaCha20); the same seed makes the same files [default: random, printed].
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Overwrite existing files, and allow the production cache directory.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 pub fn run(cmd: ParamsCmd) -> Result<()> {
-    let ParamsCmd::Info { file } = cmd;
+    match cmd {
+        ParamsCmd::Info { file } => info(file),
+        ParamsCmd::Setup {
+            proof,
+            sector_size,
+            out,
+            seed,
+            force,
+        } => {
+            if proof != "porep" {
+                bail!("--proof {proof}: only porep is supported");
+            }
+            let kind = PorepKind::parse(&sector_size)?;
+            let seed = seed.unwrap_or_else(rand::random);
+            println!(
+                "INSECURE test parameters: porep {}, seed {seed}",
+                kind.name()
+            );
+            let opts = SetupOptions {
+                kind,
+                out_dir: out,
+                seed,
+                force,
+                progress: std::io::stderr().is_terminal(),
+            };
+            let r = setup::setup_porep(&opts)?;
+            let s = &r.shape;
+            println!(
+                "circuit: {} constraints (with {} input constraints), {} inputs, {} aux, domain 2^{}, non-zeros A/B/C {}/{}/{}",
+                r.constraints,
+                s.inputs,
+                s.inputs,
+                s.aux,
+                s.domain.trailing_zeros(),
+                r.nnz[0],
+                r.nnz[1],
+                r.nnz[2]
+            );
+            println!(
+                "points: h {} l {} a {} b_g1 {} b_g2 {}",
+                s.domain - 1,
+                s.aux,
+                s.inputs + s.a_aux,
+                s.b_inputs + s.b_aux,
+                s.b_inputs + s.b_aux
+            );
+            for (name, d) in &r.phases {
+                println!("  {name:<24} {:>9.3} s", d.as_secs_f64());
+            }
+            println!("params: {} ({} bytes)", r.params.display(), r.params_bytes);
+            println!("vk:     {}", r.vk.display());
+            println!("marker: {}", r.marker.display());
+            println!("total: {:.3} s", r.total.as_secs_f64());
+            Ok(())
+        }
+    }
+}
+
+fn info(file: PathBuf) -> Result<()> {
     let p = ParamsFile::open(&file)?;
     println!("file: {}", file.display());
+    if let Ok(note) = std::fs::read_to_string(marker_path(&file)) {
+        println!(
+            "{}",
+            note.lines().next().unwrap_or("INSECURE TEST PARAMETERS")
+        );
+    }
     println!("size: {} bytes", p.len());
     println!("public inputs (ic): {}", p.vk.ic.len());
-    println!("{:<6} {:>14} {:>16} {:>8}", "section", "points", "offset", "bytes/pt");
+    println!(
+        "{:<6} {:>14} {:>16} {:>8}",
+        "section", "points", "offset", "bytes/pt"
+    );
     for kind in SectionKind::ALL {
         let s = p.section(kind);
-        println!("{:<6} {:>14} {:>16} {:>8}", kind.name(), s.count, s.offset, kind.point_bytes());
+        println!(
+            "{:<6} {:>14} {:>16} {:>8}",
+            kind.name(),
+            s.count,
+            s.offset,
+            kind.point_bytes()
+        );
     }
     let h = p.section(SectionKind::H).count;
-    println!("domain: 2^{} (h = domain - 1)", (h + 1).next_power_of_two().trailing_zeros());
+    println!(
+        "domain: 2^{} (h = domain - 1)",
+        (h + 1).next_power_of_two().trailing_zeros()
+    );
     Ok(())
 }

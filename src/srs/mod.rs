@@ -8,6 +8,7 @@
 pub mod file;
 pub mod locate;
 pub mod points;
+pub mod write;
 
 pub use file::{ParamsFile, Section, SectionKind, Shape, VerifyingKey};
 pub use locate::{params_dir, ParamsDirSource};

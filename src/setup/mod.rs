@@ -1,0 +1,597 @@
+//! `params setup`: fast, INSECURE Groth16 parameters for Filecoin circuits, for tests and
+//! benchmarks, byte-for-byte in the official `.params` / `.vk` format under the official names.
+//!
+//! The math is bellperson 0.27's `generate_parameters` (groth16/generator.rs), with the
+//! standard generators of G1 and G2 as bases:
+//! - the circuit's R1CS comes from a blank synthesis ([`crate::circuit::r1cs`]), with one
+//!   `input_i · 0 = 0` constraint per input appended; the domain is the next power of two n;
+//! - the Lagrange basis at τ is an inverse NTT of the powers of τ ([`qap::lagrange_at`]);
+//!   u_j, v_j, w_j (τ) are column sums of A, B, C against it ([`qap::eval_columns`]);
+//! - h_i = τ^i·Z(τ)/δ for i < n − 1, Z(τ) = τ^n − 1;
+//!   ic_i = (β·u_i + α·v_i + w_i)/γ for inputs, l_j = (β·u_j + α·v_j + w_j)/δ for aux
+//!   (every l_j must be non-zero: bellperson refuses unconstrained variables);
+//!   a = u·G1, b_g1 = v·G1, b_g2 = v·G2 over inputs then aux, points at infinity (scalar 0)
+//!   dropped;
+//! - vk = α·G1, β·G1, β·G2, γ·G2, δ·G1, δ·G2 and ic.
+//!
+//! The toxic waste is drawn from ChaCha20 seeded with a u64, in the order τ, α, β, γ, δ, so a
+//! seed reproduces the files exactly. Points come from fixed-base window tables
+//! ([`fixed_base`]); each section is computed and written in chunks (scalars → points →
+//! bytes → file), so memory holds the R1CS, a few scalar vectors and one chunk of points,
+//! never a whole section of points.
+//!
+//! Output safety: files are written under temporary names in the target directory and renamed
+//! into place at the end (marker, then `.vk`, then `.params`), so an interrupted run leaves
+//! nothing under an official name; existing files are never replaced without `force`, and the
+//! default production cache (`/var/tmp/filecoin-proof-parameters`) is refused without `force`.
+pub mod fixed_base;
+pub mod qap;
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{anyhow, bail, Context, Result};
+use blstrs::{G1Affine, G2Affine, Scalar};
+use ff::{Field, PrimeField};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rayon::prelude::*;
+
+use crate::circuit::blank_porep;
+use crate::circuit::porep::expected_constraints;
+use crate::circuit::r1cs::{R1cs, R1csCs};
+use crate::input::PorepKind;
+use crate::srs::file::{SectionKind, Shape, VerifyingKey};
+use crate::srs::locate::DEFAULT_DIR;
+use crate::srs::write::{vk_bytes, ParamsWriter};
+use crate::srs::ParamsFile;
+use fixed_base::{g1_generator, g2_generator, G1Table, G2Table};
+
+/// Points computed and written per step of a section.
+const CHUNK: usize = 1 << 18;
+
+/// The secret trapdoor of a Groth16 setup. Whoever knows it can forge proofs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToxicWaste {
+    pub tau: Scalar,
+    pub alpha: Scalar,
+    pub beta: Scalar,
+    pub gamma: Scalar,
+    pub delta: Scalar,
+}
+
+impl ToxicWaste {
+    /// τ, α, β, γ, δ drawn in that order from ChaCha20 seeded with `seed` (`seed_from_u64`);
+    /// a zero draw is redrawn.
+    pub fn from_seed(seed: u64) -> Self {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+        let mut draw = || loop {
+            let s = Scalar::random(&mut rng);
+            if !bool::from(s.is_zero()) {
+                return s;
+            }
+        };
+        ToxicWaste {
+            tau: draw(),
+            alpha: draw(),
+            beta: draw(),
+            gamma: draw(),
+            delta: draw(),
+        }
+    }
+}
+
+/// What `params setup` was asked to do.
+#[derive(Clone, Debug)]
+pub struct SetupOptions {
+    pub kind: PorepKind,
+    pub out_dir: PathBuf,
+    pub seed: u64,
+    /// Overwrite existing files and allow the production cache directory.
+    pub force: bool,
+    /// Progress bars on stderr (the CLI sets it when stderr is a terminal).
+    pub progress: bool,
+}
+
+/// What a setup made, and how long each phase took.
+#[derive(Clone, Debug)]
+pub struct SetupReport {
+    pub stem: String,
+    pub params: PathBuf,
+    pub vk: PathBuf,
+    pub marker: PathBuf,
+    pub shape: Shape,
+    pub constraints: usize,
+    pub nnz: [usize; 3],
+    pub params_bytes: u64,
+    pub phases: Vec<(&'static str, Duration)>,
+    pub total: Duration,
+}
+
+/// The file name suffix of the insecure-parameters marker written beside a `.params` file.
+pub const MARKER_SUFFIX: &str = ".insecure";
+
+/// The marker of a `.params` file: `<file>.insecure`.
+pub fn marker_path(params: &Path) -> PathBuf {
+    let mut s = params.as_os_str().to_owned();
+    s.push(MARKER_SUFFIX);
+    PathBuf::from(s)
+}
+
+/// The official file stem of the PoRep parameters of a sector size (no synthesis).
+pub fn porep_stem(kind: PorepKind) -> Result<String> {
+    use filecoin_proofs::{
+        parameters::public_params, DefaultPieceHasher, SectorShape2KiB, SectorShape32GiB,
+        SectorShape512MiB, SectorShape64GiB, SectorShape8MiB,
+    };
+    use storage_proofs_core::merkle::MerkleTreeTrait;
+    use storage_proofs_core::parameter_cache::{CacheableParameters, VERSION};
+    use storage_proofs_porep::stacked::{StackedCircuit, StackedCompound};
+    fn stem<Tree: 'static + MerkleTreeTrait>(kind: PorepKind) -> Result<String> {
+        let pp = public_params::<Tree>(&kind.registered_v1_1().as_v1_config())?;
+        let id = <StackedCompound<Tree, DefaultPieceHasher> as CacheableParameters<
+            StackedCircuit<Tree, DefaultPieceHasher>,
+            _,
+        >>::cache_identifier(&pp);
+        Ok(format!("v{VERSION}-{id}"))
+    }
+    match kind {
+        PorepKind::S2KiB => stem::<SectorShape2KiB>(kind),
+        PorepKind::S8MiB => stem::<SectorShape8MiB>(kind),
+        PorepKind::S512MiB => stem::<SectorShape512MiB>(kind),
+        PorepKind::S32GiB => stem::<SectorShape32GiB>(kind),
+        PorepKind::S64GiB => stem::<SectorShape64GiB>(kind),
+    }
+}
+
+/// Records the R1CS of one PoRep partition from a blank synthesis; returns it and the
+/// official file stem.
+pub fn record_porep(kind: PorepKind) -> Result<(R1cs, String)> {
+    let m = expected_constraints(kind);
+    // Non-zeros per constraint measured on 32GiB: A 2.37, B 1.0, C 2.17.
+    let mut cs = R1csCs::with_capacity(m, [m * 5 / 2, m + m / 16, m * 9 / 4]);
+    let stem = blank_porep(kind, &mut cs)?;
+    Ok((cs.finish()?, stem))
+}
+
+fn normalize(p: &Path) -> PathBuf {
+    if let Ok(c) = p.canonicalize() {
+        return c;
+    }
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The official file names in `dir`: `.params`, `.vk`, and the marker.
+pub fn output_paths(dir: &Path, stem: &str) -> [PathBuf; 3] {
+    let params = dir.join(format!("{stem}.params"));
+    let vk = dir.join(format!("{stem}.vk"));
+    let marker = marker_path(&params);
+    [params, vk, marker]
+}
+
+/// Refuses the production cache without `force`, and existing files without `force`.
+pub fn check_destination(dir: &Path, stem: &str, force: bool) -> Result<()> {
+    if force {
+        return Ok(());
+    }
+    if normalize(dir) == normalize(Path::new(DEFAULT_DIR)) {
+        bail!(
+            "refusing to write INSECURE test parameters into the production parameter cache {} \
+             (lotus and filecoin-proofs would use them); choose another --out, or pass --force",
+            dir.display()
+        );
+    }
+    for p in output_paths(dir, stem) {
+        if p.exists() {
+            bail!(
+                "{} already exists; pass --force to overwrite it",
+                p.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Temporary files removed on drop unless renamed into place.
+struct Staged {
+    tmp: Vec<(PathBuf, PathBuf)>,
+    done: bool,
+}
+
+impl Staged {
+    fn new(pairs: Vec<(PathBuf, PathBuf)>) -> Self {
+        Staged {
+            tmp: pairs,
+            done: false,
+        }
+    }
+    fn commit(mut self) -> Result<()> {
+        for (tmp, dst) in &self.tmp {
+            std::fs::rename(tmp, dst)
+                .with_context(|| format!("cannot rename {} to {}", tmp.display(), dst.display()))?;
+        }
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.done {
+            for (tmp, _) in &self.tmp {
+                let _ = std::fs::remove_file(tmp);
+            }
+        }
+    }
+}
+
+fn tmp_path(dst: &Path) -> PathBuf {
+    let name = dst.file_name().unwrap().to_string_lossy();
+    dst.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// UTC date and time of `t`, ISO 8601.
+pub fn utc_string(t: SystemTime) -> String {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+fn bar(progress: bool, len: usize, name: &str) -> ProgressBar {
+    if !progress || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(len as u64);
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{prefix:>6} [{bar:40}] {pos}/{len} points {per_sec} eta {eta}",
+        )
+        .unwrap()
+        .progress_chars("=> "),
+    );
+    pb.set_prefix(name.to_string());
+    pb
+}
+
+/// Scalars → encoded points → writer, `CHUNK` at a time.
+fn write_section<W: Write>(
+    w: &mut ParamsWriter<W>,
+    kind: SectionKind,
+    count: usize,
+    progress: bool,
+    mut fill: impl FnMut(usize, &mut [Scalar]),
+    mut encode: impl FnMut(&[Scalar], &mut [u8]),
+) -> Result<()> {
+    w.begin(kind, count)?;
+    let pb = bar(progress, count, kind.name());
+    let size = kind.point_bytes();
+    let mut scalars = vec![Scalar::ZERO; CHUNK.min(count)];
+    let mut bytes = vec![0u8; CHUNK.min(count) * size];
+    let mut at = 0;
+    while at < count {
+        let n = CHUNK.min(count - at);
+        fill(at, &mut scalars[..n]);
+        encode(&scalars[..n], &mut bytes[..n * size]);
+        w.points(&bytes[..n * size])?;
+        at += n;
+        pb.set_position(at as u64);
+    }
+    pb.finish_and_clear();
+    Ok(())
+}
+
+fn g1_affine(t: &G1Table, s: &Scalar) -> G1Affine {
+    let mut b = [0u8; 96];
+    t.mul_to_bytes(std::slice::from_ref(s), &mut b);
+    Option::from(G1Affine::from_uncompressed(&b)).expect("a valid G1 point")
+}
+
+fn g2_affine(t: &G2Table, s: &Scalar) -> G2Affine {
+    let mut b = [0u8; 192];
+    t.mul_to_bytes(std::slice::from_ref(s), &mut b);
+    Option::from(G2Affine::from_uncompressed(&b)).expect("a valid G2 point")
+}
+
+/// Everything [`generate`] measured.
+pub struct Generated {
+    pub vk: VerifyingKey,
+    pub shape: Shape,
+    pub phases: Vec<(&'static str, Duration)>,
+}
+
+/// Computes the parameters of `r1cs` for `toxic` and streams the `.params` content to `out`.
+/// Consumes the R1CS (it is dropped as soon as the QAP is evaluated, to bound memory).
+pub fn generate<W: Write>(
+    r1cs: R1cs,
+    toxic: &ToxicWaste,
+    out: W,
+    progress: bool,
+) -> Result<(Generated, W)> {
+    let mut phases = Vec::new();
+    let ToxicWaste {
+        tau,
+        alpha,
+        beta,
+        gamma,
+        delta,
+    } = *toxic;
+    let (ni, na, m) = (r1cs.num_inputs, r1cs.num_aux, r1cs.num_constraints);
+    let n = m.next_power_of_two();
+    let log_n = n.trailing_zeros();
+    if log_n > Scalar::S {
+        bail!("{m} constraints need a domain of 2^{log_n}, beyond Fr's 2-adicity");
+    }
+    let z = tau.pow_vartime([n as u64]) - Scalar::ONE;
+    if bool::from(z.is_zero()) {
+        bail!("τ is a root of unity of the domain; choose another seed");
+    }
+    let gamma_inv = Option::<Scalar>::from(gamma.invert()).ok_or_else(|| anyhow!("γ = 0"))?;
+    let delta_inv = Option::<Scalar>::from(delta.invert()).ok_or_else(|| anyhow!("δ = 0"))?;
+
+    let t = Instant::now();
+    let lag = qap::lagrange_at(tau, log_n);
+    phases.push(("lagrange (intt)", t.elapsed()));
+
+    let t = Instant::now();
+    let mut u = qap::eval_columns(&r1cs, &r1cs.a, &lag, Scalar::ONE);
+    let mut v = qap::eval_columns(&r1cs, &r1cs.b, &lag, Scalar::ONE);
+    let mut e = qap::eval_columns(&r1cs, &r1cs.c, &lag, Scalar::ONE);
+    drop(lag);
+    drop(r1cs);
+    // e_j = (β·u_j + α·v_j + w_j) / (γ for inputs, δ for aux).
+    e.par_iter_mut()
+        .zip(u.par_iter().zip(v.par_iter()))
+        .with_min_len(1 << 12)
+        .enumerate()
+        .for_each(|(j, (e, (u, v)))| {
+            *e = (beta * u + alpha * v + *e) * if j < ni { gamma_inv } else { delta_inv };
+        });
+    if let Some(j) = e[ni..].par_iter().position_any(|s| bool::from(s.is_zero())) {
+        bail!("aux variable {j} is unconstrained (bellperson refuses such circuits: its l point would be zero)");
+    }
+    phases.push(("qap at tau", t.elapsed()));
+
+    let t = Instant::now();
+    let (g1, g2) = rayon::join(
+        || G1Table::new(&g1_generator()),
+        || G2Table::new(&g2_generator()),
+    );
+    phases.push(("window tables", t.elapsed()));
+
+    let vk = VerifyingKey {
+        alpha_g1: g1_affine(&g1, &alpha),
+        beta_g1: g1_affine(&g1, &beta),
+        beta_g2: g2_affine(&g2, &beta),
+        gamma_g2: g2_affine(&g2, &gamma),
+        delta_g1: g1_affine(&g1, &delta),
+        delta_g2: g2_affine(&g2, &delta),
+        ic: e[..ni].iter().map(|s| g1_affine(&g1, s)).collect(),
+    };
+    let mut w = ParamsWriter::new(out, &vk)?;
+
+    let t = Instant::now();
+    let h_coeff = z * delta_inv;
+    write_section(
+        &mut w,
+        SectionKind::H,
+        n - 1,
+        progress,
+        |at, s| {
+            let piece = 1 << 12;
+            s.par_chunks_mut(piece).enumerate().for_each(|(c, part)| {
+                let mut acc = h_coeff * tau.pow_vartime([(at + c * piece) as u64]);
+                for x in part {
+                    *x = acc;
+                    acc *= tau;
+                }
+            });
+        },
+        |s, b| g1.mul_to_bytes(s, b),
+    )?;
+    phases.push(("h", t.elapsed()));
+
+    let t = Instant::now();
+    write_section(
+        &mut w,
+        SectionKind::L,
+        na,
+        progress,
+        |at, s| s.copy_from_slice(&e[ni + at..ni + at + s.len()]),
+        |s, b| g1.mul_to_bytes(s, b),
+    )?;
+    drop(e);
+    phases.push(("l", t.elapsed()));
+
+    let nonzero = |s: &Scalar| !bool::from(s.is_zero());
+    let a_inputs = u[..ni].iter().filter(|s| nonzero(s)).count();
+    u.retain(nonzero);
+    let t = Instant::now();
+    write_section(
+        &mut w,
+        SectionKind::A,
+        u.len(),
+        progress,
+        |at, s| s.copy_from_slice(&u[at..at + s.len()]),
+        |s, b| g1.mul_to_bytes(s, b),
+    )?;
+    phases.push(("a", t.elapsed()));
+    let a_aux = u.len() - a_inputs;
+    drop(u);
+
+    let b_inputs = v[..ni].iter().filter(|s| nonzero(s)).count();
+    v.retain(nonzero);
+    let t = Instant::now();
+    write_section(
+        &mut w,
+        SectionKind::BG1,
+        v.len(),
+        progress,
+        |at, s| s.copy_from_slice(&v[at..at + s.len()]),
+        |s, b| g1.mul_to_bytes(s, b),
+    )?;
+    phases.push(("b_g1", t.elapsed()));
+    let t = Instant::now();
+    write_section(
+        &mut w,
+        SectionKind::BG2,
+        v.len(),
+        progress,
+        |at, s| s.copy_from_slice(&v[at..at + s.len()]),
+        |s, b| g2.mul_to_bytes(s, b),
+    )?;
+    phases.push(("b_g2", t.elapsed()));
+    let shape = Shape {
+        inputs: ni,
+        aux: na,
+        domain: n,
+        a_aux,
+        b_inputs,
+        b_aux: v.len() - b_inputs,
+    };
+    // ParamsFile's Shape counts the inputs of `a` in full (they always occur, via the input
+    // constraints); check that this holds.
+    if a_inputs != ni {
+        bail!("internal: {} of {ni} inputs have u(τ) = 0", ni - a_inputs);
+    }
+    let out = w.finish()?;
+    Ok((Generated { vk, shape, phases }, out))
+}
+
+/// Makes the PoRep parameters of `opts.kind` in `opts.out_dir`: synthesis, generation,
+/// `.params`, `.vk` and the insecure marker, staged under temporary names and renamed at the
+/// end.
+pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
+    let start = Instant::now();
+    let stem = porep_stem(opts.kind)?;
+    check_destination(&opts.out_dir, &stem, opts.force)?;
+    std::fs::create_dir_all(&opts.out_dir)
+        .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    let [params, vk_path, marker] = output_paths(&opts.out_dir, &stem);
+    let staged = Staged::new(vec![
+        (tmp_path(&marker), marker.clone()),
+        (tmp_path(&vk_path), vk_path.clone()),
+        (tmp_path(&params), params.clone()),
+    ]);
+
+    let mut phases = Vec::new();
+    let t = Instant::now();
+    let (r1cs, synth_stem) = record_porep(opts.kind)?;
+    if synth_stem != stem {
+        bail!("internal: stem {synth_stem} from synthesis differs from {stem}");
+    }
+    phases.push(("synthesis (blank, R1CS)", t.elapsed()));
+    let constraints = r1cs.num_constraints;
+    let nnz = [r1cs.a.nnz(), r1cs.b.nnz(), r1cs.c.nnz()];
+
+    let toxic = ToxicWaste::from_seed(opts.seed);
+    let tmp_params = &staged.tmp[2].0;
+    let file = File::create(tmp_params)
+        .with_context(|| format!("cannot create {}", tmp_params.display()))?;
+    let (gen, out) = generate(
+        r1cs,
+        &toxic,
+        BufWriter::with_capacity(8 << 20, file),
+        opts.progress,
+    )
+    .with_context(|| format!("generating {stem}.params"))?;
+    phases.extend(gen.phases);
+
+    let t = Instant::now();
+    let file = out
+        .into_inner()
+        .map_err(|e| anyhow!("writing {}: {}", tmp_params.display(), e.error()))?;
+    file.sync_all()
+        .with_context(|| format!("cannot sync {}", tmp_params.display()))?;
+    drop(file);
+    let check = ParamsFile::open(tmp_params)?;
+    check.check_shape(&gen.shape)?;
+    let params_bytes = check.len() as u64;
+    drop(check);
+    std::fs::write(&staged.tmp[1].0, vk_bytes(&gen.vk)?)
+        .with_context(|| format!("cannot write {}", vk_path.display()))?;
+    let note = format!(
+        "INSECURE TEST PARAMETERS made by filsnark params setup, seed {}, date {}\n\
+         proof: porep {} ({}); filsnark {}\n\
+         Anyone who knows the seed can forge proofs that verify with these parameters. Never use \
+         them in production.\n",
+        opts.seed,
+        utc_string(SystemTime::now()),
+        opts.kind.name(),
+        stem,
+        env!("CARGO_PKG_VERSION")
+    );
+    std::fs::write(&staged.tmp[0].0, note)
+        .with_context(|| format!("cannot write {}", marker.display()))?;
+    // Re-check right before the renames: a file may have appeared during the run.
+    check_destination(&opts.out_dir, &stem, opts.force)?;
+    staged.commit()?;
+    phases.push(("sync, check, rename", t.elapsed()));
+
+    Ok(SetupReport {
+        stem,
+        params,
+        vk: vk_path,
+        marker,
+        shape: gen.shape,
+        constraints,
+        nnz,
+        params_bytes,
+        phases,
+        total: start.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_dates() {
+        assert_eq!(utc_string(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_798_200_000);
+        assert_eq!(utc_string(t), "2026-12-25T12:00:00Z");
+    }
+
+    #[test]
+    fn toxic_waste_is_reproducible() {
+        assert_eq!(ToxicWaste::from_seed(5), ToxicWaste::from_seed(5));
+        assert_ne!(ToxicWaste::from_seed(5).tau, ToxicWaste::from_seed(6).tau);
+    }
+}
