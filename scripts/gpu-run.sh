@@ -28,7 +28,7 @@ step() { # name, command...
 step info     $P/filsnark-gpu-check info
 step selftest $P/filsnark-gpu-check selftest "$N"
 step bench    $P/filsnark-gpu-check bench
-FILSNARK_SELFTEST_N=65536 FILSNARK_EXPECT_GPU=1 step tests $P/gpu_kernels --ignored --include-ignored --test-threads=1 --nocapture
+FILSNARK_SELFTEST_N=65536 FILSNARK_EXPECT_GPU=1 step tests $P/gpu_kernels --include-ignored --test-threads=1 --nocapture
 step memcheck timeout 300 compute-sanitizer --tool memcheck --print-limit 20 $P/filsnark-gpu-check selftest 4096
 kill $DMON 2>/dev/null
 {

@@ -51,13 +51,8 @@ def to_f64(f, out, x):
     f.op("sub.rn.f64", out, u, dimm(C2))
 
 
-def funcs():
-    F = []
-    f = Fn("fp52_mul", 8, 16, ty="f64",
-           doc="fp52_mul: a*b/2^416 mod p on 8x52-bit limbs held in doubles (FP64 FMA pipe);\n"
-               "inputs and output < 2p")
-    F.append(f)
-    a, b = f.ins[:8], f.ins[8:]
+def emit_mul(f, out, a, b):
+    """out = a*b/2^416 mod p (< 2p), all lists of 8 f64 registers; out may alias a."""
     col = f.ts(17, "d")
     cnt = [[0, 0] for _ in range(17)]  # (#hi, #lo) raw terms per column
     for c in col:
@@ -91,7 +86,16 @@ def funcs():
         f.op("and.b64", r, v, MASK52)
         carry = f.t("d")
         f.op("shr.u64", carry, v, 52)
-        to_f64(f, f.outs[k], r)
+        to_f64(f, out[k], r)
+
+
+def funcs():
+    F = []
+    f = Fn("fp52_mul", 8, 16, ty="f64",
+           doc="fp52_mul: a*b/2^416 mod p on 8x52-bit limbs held in doubles (FP64 FMA pipe);\n"
+               "inputs and output < 2p")
+    F.append(f)
+    emit_mul(f, f.outs, f.ins[:8], f.ins[8:])
 
     # conversions between the 12x32-bit and the 8x52-bit representations
     f = Fn("fp52_from32", 8, 12, doc="fp52_from32: 12x32-bit limbs (< 2p) -> 8x52-bit limbs in doubles")

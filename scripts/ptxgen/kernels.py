@@ -181,11 +181,15 @@ def bench_kernels():
     K = []
 
     def chain(name, func, n, unary, doc):
+        """func: a .func name (called) or a callable emitting the op inline."""
         f = Fn(name, entry=True, params=[("out", "u64"), ("in0", "u64"), ("in1", "u64"), ("iters", "u32")], doc=doc)
         regs, idx, end = prologue(f, ["out", "in0", "in1"], with_n=False)
         a = load(f, addr(f, regs["in0"], idx, 4 * n), n)
         b = [] if unary else load(f, addr(f, regs["in1"], idx, 4 * n), n)
-        loop_body(f, lambda: f.op("call", func, a, a + b))
+        if callable(func):
+            loop_body(f, lambda: func(f, a, a, b) if b else func(f, a, a))
+        else:
+            loop_body(f, lambda: f.op("call", func, a, a + b))
         store(f, addr(f, regs["out"], idx, 4 * n), a)
         f.op("label", end)
         K.append(f)
@@ -200,19 +204,23 @@ def bench_kernels():
         f.op("setp.lt.u32", p, ctr, it)
         f.op("bra", top, p, False)
 
-    chain("bench_fr_mul", "fr_mul", 8, False, "a <- a*b, iters times (Fr Montgomery mul throughput)")
-    chain("bench_fp_mul", "fp_mul", 12, False, "a <- a*b, iters times (Fp Montgomery mul throughput)")
-    chain("bench_fp_sqr", "fp_sqr", 12, True, "a <- a^2, iters times (Fp Montgomery sqr throughput)")
+    from ff import FP, FR
+    import fp52
+    chain("bench_fr_mul", FR.emit_mul, 8, False, "a <- a*b, iters times (Fr Montgomery mul, inlined)")
+    chain("bench_fp_mul", FP.emit_mul, 12, False, "a <- a*b, iters times (Fp Montgomery mul, inlined)")
+    chain("bench_fp_sqr", FP.emit_sqr, 12, True, "a <- a^2, iters times (Fp Montgomery sqr, inlined)")
+    chain("bench_fr_mul_call", "fr_mul", 8, False, "a <- fr_mul(a, b) (.func call), iters times")
+    chain("bench_fp_mul_call", "fp_mul", 12, False, "a <- fp_mul(a, b) (.func call), iters times")
     # FP64 variant
     f = Fn("bench_fp52_mul", entry=True, params=[("out", "u64"), ("in0", "u64"), ("in1", "u64"), ("iters", "u32")],
-           doc="a <- a*b/2^416 on the FP64 pipe, iters times")
+           doc="a <- a*b/2^416 on the FP64 pipe (inlined), iters times")
     regs, idx, end = prologue(f, ["out", "in0", "in1"], with_n=False)
     a = load(f, addr(f, regs["in0"], idx, 48), 12)
     b = load(f, addr(f, regs["in1"], idx, 48), 12)
     a52, b52, r = f.ts(8, "f"), f.ts(8, "f"), f.ts(12)
     f.op("call", "fp52_from32", a52, a)
     f.op("call", "fp52_from32", b52, b)
-    loop_body(f, lambda: f.op("call", "fp52_mul", a52, a52 + b52))
+    loop_body(f, lambda: fp52.emit_mul(f, a52, a52, b52))
     f.op("call", "fp52_to32", r, a52)
     store(f, addr(f, regs["out"], idx, 48), r)
     f.op("label", end)

@@ -85,9 +85,11 @@ pub fn kernels_with(repeats: usize, target_ms: f64) -> Result<Report> {
     let m = gpu.load("bench")?;
     let sms = dev.sm_count()?;
     let mut rows = Vec::new();
-    let specs: [(&str, &str, usize, Option<f64>); 7] = [
+    let specs: [(&str, &str, usize, Option<f64>); 9] = [
         ("Fr mul (IMAD)", "bench_fr_mul", 8, Some(60.0e9)),
+        ("Fr mul (.func call)", "bench_fr_mul_call", 8, Some(60.0e9)),
         ("Fp mul (IMAD)", "bench_fp_mul", 12, Some(27.3e9)),
+        ("Fp mul (.func call)", "bench_fp_mul_call", 12, Some(27.3e9)),
         ("Fp sqr (IMAD)", "bench_fp_sqr", 12, Some(34.6e9)),
         ("Fp mul (FP64 DFMA)", "bench_fp52_mul", 12, Some(27.3e9)),
         ("G1 XYZZ mixed add", "bench_g1_madd", 0, Some(2.62e9)),
