@@ -36,6 +36,46 @@ class Field:
         self.RR = limbs(pow(2, 64 * n, mod), n)  # R^2 mod p, R = 2^(32n)
         self.ONE = limbs(1, n)
 
+    def const_decls(self):
+        """Module-level declarations this field's code needs."""
+        if not self.opaque:
+            return ""
+        ms = ", ".join(hex(x) for x in self.M)
+        return (f".global .align 4 .u32 {self.pre}_m0 = {hex(self.m0)};\n"
+                f".global .align 4 .u32 {self.pre}_mod[{self.n}] = {{{ms}}};\n")
+
+    @property
+    def opaque(self):
+        """Fr's modulus starts with the limbs 1 and 0xffffffff, and m0 is
+        0xffffffff. Given as immediates (or as .const, which ptxas folds),
+        ptxas simplifies those products and then splits the reduction's
+        mi*M[j] products into IMAD.X + IMAD.HI.X pairs instead of IMAD.WIDE
+        (seen in SASS: 64 of 128 products per Fr mul; 0.88 of the ceiling on
+        the H200). ptxas also folds plain loads of initialised .global words;
+        only volatile loads stay opaque. So kernels (.entry) that expand Fr
+        arithmetic inline load m0 and the modulus once, with ld.volatile, and
+        get one IMAD.WIDE per product; the fr_* .funcs keep immediates (a
+        volatile load per call would cost more than the split products)."""
+        return self.m0 == 0xFFFFFFFF
+
+    def _load(self, f, key, n, sym):
+        if getattr(f, key, None) is None:
+            regs, a = f.ts(n), f.t("a")
+            loads = [("mov.u64", a, sym)] + [("ld.volatile.global.u32", r, f"[{a}+{4*j}]") for j, r in enumerate(regs)]
+            f.ops[0:0] = loads
+            setattr(f, key, regs)
+        return getattr(f, key)
+
+    def mod_operands(self, f):
+        if not (self.opaque and f.entry):
+            return self.M
+        return self._load(f, "_mod_" + self.pre, self.n, f"{self.pre}_mod")
+
+    def m0_operand(self, f):
+        if not (self.opaque and f.entry):
+            return self.m0
+        return self._load(f, "_m0_" + self.pre, 1, f"{self.pre}_m0")[0]
+
     # --- building blocks (emit into f) -----------------------------------
     def mul_n(self, f, acc, a, bi, n):
         for j in range(0, n, 2):
@@ -58,7 +98,7 @@ class Field:
         f.op("madc.hi.u32", odd[n - 1], a[n - 2], bi, 0)
 
     def mad_n_redc(self, f, even, odd, a, bi, first):
-        n, M = self.n, self.M
+        n, M = self.n, self.mod_operands(f)
         if first:
             self.mul_n(f, odd, a[1:], bi, n)
             self.mul_n(f, even, a, bi, n)
@@ -68,7 +108,7 @@ class Field:
             self.cmad_n(f, even, a, bi, n)
             f.op("addc.u32", odd[n - 1], odd[n - 1], 0)
         mi = f.t()
-        f.op("mul.lo.u32", mi, even[0], self.m0)
+        f.op("mul.lo.u32", mi, even[0], self.m0_operand(f))
         self.cmad_n(f, odd, M[1:], mi, n)
         self.cmad_n(f, even, M, mi, n)
         f.op("addc.u32", odd[n - 1], odd[n - 1], 0)
@@ -102,16 +142,16 @@ class Field:
             f.op("mov.b32", out[i], even[i])
 
     def mul_by_1_row(self, f, even, odd, first):
-        n, M = self.n, self.M
+        n, M = self.n, self.mod_operands(f)
         mi = f.t()
         if first:
-            f.op("mul.lo.u32", mi, even[0], self.m0)
+            f.op("mul.lo.u32", mi, even[0], self.m0_operand(f))
             self.mul_n(f, odd, M[1:], mi, n)
             self.cmad_n(f, even, M, mi, n)
             f.op("addc.u32", odd[n - 1], odd[n - 1], 0)
         else:
             f.op("add.cc.u32", even[0], even[0], odd[1])
-            f.op("mul.lo.u32", mi, even[0], self.m0)
+            f.op("mul.lo.u32", mi, even[0], self.m0_operand(f))
             self.madc_n_rshift(f, odd, M[1:], mi)
             self.cmad_n(f, even, M, mi, n)
             f.op("addc.u32", odd[n - 1], odd[n - 1], 0)

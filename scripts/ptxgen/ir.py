@@ -202,6 +202,15 @@ class Sim:
         k = o[0]
         v = lambda x: self.val(R, x)
         d = o[1]
+        if k == "mov.u64" and o[2] in ("fr_m0", "fr_mod"):
+            R[d] = (o[2], 0)
+            return
+        if k == "ld.volatile.global.u32" and o[2].startswith("["):
+            base, off = o[2].strip("[]").split("+")
+            sym = R[base][0]
+            from ff import FR
+            R[d] = FR.m0 if sym == "fr_m0" else FR.M[int(off) // 4]
+            return
         if k == "ld.v4.u32":
             for j, r in enumerate(o[1]):
                 R[r] = self.mem[v(o[2]) + o[3] + 4 * j]
