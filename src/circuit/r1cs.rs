@@ -115,14 +115,31 @@ impl R1cs {
         self.a.bytes() + self.b.bytes() + self.c.bytes() + 32 * self.coeffs.len()
     }
 
-    /// Evaluates row `r` of `m` at an assignment (test and debugging aid).
+    /// M·z for an assignment z = (inputs, aux): one value per row, in parallel over rows
+    /// (sparse mat-vec; for a recorded circuit this replaces evaluating the linear
+    /// combinations during synthesis).
+    pub fn mul_vec(&self, m: &Matrix, inputs: &[Scalar], aux: &[Scalar]) -> Vec<Scalar> {
+        use rayon::prelude::*;
+        let mut out = vec![Scalar::ZERO; m.rows()];
+        out.par_iter_mut()
+            .with_min_len(1 << 12)
+            .enumerate()
+            .for_each(|(r, o)| *o = self.eval_row(m, r, inputs, aux));
+        out
+    }
+
+    /// Evaluates row `r` of `m` at an assignment.
     pub fn eval_row(&self, m: &Matrix, r: usize, inputs: &[Scalar], aux: &[Scalar]) -> Scalar {
         m.row(r).fold(Scalar::ZERO, |acc, (c, id)| {
             let v = match decode_col(c) {
                 Col::Input(i) => inputs[i],
                 Col::Aux(i) => aux[i],
             };
-            acc + v * self.coeffs[id as usize]
+            if id == ONE_ID {
+                acc + v
+            } else {
+                acc + v * self.coeffs[id as usize]
+            }
         })
     }
 }
@@ -317,6 +334,16 @@ mod tests {
             let b = r.eval_row(&r.b, row, &inputs, &aux);
             assert_eq!(a * b, r.eval_row(&r.c, row, &inputs, &aux));
         }
+        let (a, b, c) = (
+            r.mul_vec(&r.a, &inputs, &aux),
+            r.mul_vec(&r.b, &inputs, &aux),
+            r.mul_vec(&r.c, &inputs, &aux),
+        );
+        assert_eq!(a.len(), 4);
+        for row in 0..4 {
+            assert_eq!(a[row] * b[row], c[row], "row {row}");
+        }
+        assert_eq!(a[3], Scalar::from(9u64));
         assert_eq!(decode_col(1 | INPUT_FLAG), Col::Input(1));
         assert_eq!(decode_col(5), Col::Aux(5));
     }

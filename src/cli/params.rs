@@ -32,14 +32,17 @@ pub enum ParamsCmd {
         #[arg(long)]
         sector_size: String,
         /// Directory to write the files into (created if missing).
-        #[arg(long)]
-        out: PathBuf,
+        #[arg(long, required_unless_present = "r1cs_only")]
+        out: Option<PathBuf>,
         /// Seed of the toxic waste (ChaCha20); the same seed makes the same files [default: random, printed].
         #[arg(long)]
         seed: Option<u64>,
         /// Overwrite existing files, and allow the production cache directory.
         #[arg(long)]
         force: bool,
+        /// Only record the circuit's R1CS and print its size and memory; write nothing.
+        #[arg(long)]
+        r1cs_only: bool,
     },
 }
 
@@ -52,16 +55,41 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
             out,
             seed,
             force,
+            r1cs_only,
         } => {
             if proof != "porep" {
                 bail!("--proof {proof}: only porep is supported");
             }
             let kind = PorepKind::parse(&sector_size)?;
+            if r1cs_only {
+                let t = std::time::Instant::now();
+                let (r, stem) = setup::record_porep(kind)?;
+                println!("{stem}: R1CS of one {} PoRep partition", kind.name());
+                println!(
+                    "constraints {} (with {} input constraints), inputs {}, aux {}, domain 2^{}",
+                    r.num_constraints,
+                    r.num_inputs,
+                    r.num_inputs,
+                    r.num_aux,
+                    r.num_constraints.next_power_of_two().trailing_zeros()
+                );
+                println!(
+                    "non-zeros A/B/C {}/{}/{}, distinct coefficients {}, {:.1} MiB",
+                    r.a.nnz(),
+                    r.b.nnz(),
+                    r.c.nnz(),
+                    r.coeffs.len(),
+                    r.bytes() as f64 / (1 << 20) as f64
+                );
+                println!("recorded in {:.1} s", t.elapsed().as_secs_f64());
+                return Ok(());
+            }
             let seed = seed.unwrap_or_else(rand::random);
             println!(
                 "INSECURE test parameters: porep {}, seed {seed}",
                 kind.name()
             );
+            let out = out.expect("clap requires --out");
             let opts = SetupOptions {
                 kind,
                 out_dir: out,
