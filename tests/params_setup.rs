@@ -223,3 +223,46 @@ fn setup_rejects_unknown_sizes() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("unknown sector size"), "{}", text(&o));
 }
+
+/// A run killed while it writes leaves nothing under an official name (only a hidden
+/// temporary file).
+#[test]
+fn killed_setup_leaves_no_official_files() {
+    let work = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_filsnark"))
+        .args([
+            "params",
+            "setup",
+            "--sector-size",
+            "2KiB",
+            "--seed",
+            "9",
+            "--out",
+            s(work.path()),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let names = |dir: &Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    let t = std::time::Instant::now();
+    while !names(work.path()).iter().any(|n| n.contains(".tmp-")) {
+        assert!(t.elapsed().as_secs() < 300, "setup never started writing");
+        assert!(child.try_wait().unwrap().is_none(), "setup ended early");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = names(work.path());
+    assert!(
+        left.iter()
+            .all(|n| n.starts_with('.') && n.contains(".tmp-")),
+        "left behind: {left:?}"
+    );
+}

@@ -9,11 +9,12 @@
 //! (batched affine addition), and the results are serialized straight into the caller's byte
 //! buffer (uncompressed zcash encoding).
 use blst::{
-    blst_fp, blst_fp2, blst_fp2_cneg, blst_fp2_inverse, blst_fp2_mul, blst_fp2_sqr, blst_fp2_sub,
-    blst_fp_cneg, blst_fp_inverse, blst_fp_mul, blst_fp_sqr, blst_fp_sub, blst_fr, blst_p1,
-    blst_p1_add_or_double_affine, blst_p1_affine, blst_p1_affine_serialize, blst_p1_double,
-    blst_p1_from_affine, blst_p1_is_inf, blst_p1s_to_affine, blst_p2, blst_p2_add_or_double_affine,
-    blst_p2_affine, blst_p2_affine_serialize, blst_p2_double, blst_p2_from_affine, blst_p2_is_inf,
+    blst_fp, blst_fp2, blst_fp2_add, blst_fp2_cneg, blst_fp2_inverse, blst_fp2_mul, blst_fp2_sqr,
+    blst_fp2_sub, blst_fp_add, blst_fp_cneg, blst_fp_inverse, blst_fp_mul, blst_fp_sqr,
+    blst_fp_sub, blst_fr, blst_p1, blst_p1_add_or_double_affine, blst_p1_affine,
+    blst_p1_affine_serialize, blst_p1_double, blst_p1_from_affine, blst_p1_is_inf,
+    blst_p1s_to_affine, blst_p2, blst_p2_add_or_double_affine, blst_p2_affine,
+    blst_p2_affine_serialize, blst_p2_double, blst_p2_from_affine, blst_p2_is_inf,
     blst_p2s_to_affine, blst_scalar, blst_scalar_from_fr,
 };
 use blstrs::Scalar;
@@ -58,12 +59,13 @@ pub trait Curve: Send + Sync + 'static {
     type A: Copy + Default + Send + Sync;
     /// Uncompressed encoding size.
     const BYTES: usize;
-    fn x(a: &Self::A) -> Self::Fq;
-    fn y(a: &Self::A) -> Self::Fq;
+    fn x(a: &Self::A) -> &Self::Fq;
+    fn y(a: &Self::A) -> &Self::Fq;
     fn affine(x: Self::Fq, y: Self::Fq) -> Self::A;
     fn mul(a: &Self::Fq, b: &Self::Fq) -> Self::Fq;
     fn sqr(a: &Self::Fq) -> Self::Fq;
     fn sub(a: &Self::Fq, b: &Self::Fq) -> Self::Fq;
+    fn add(a: &Self::Fq, b: &Self::Fq) -> Self::Fq;
     fn neg(a: &Self::Fq) -> Self::Fq;
     fn inv(a: &Self::Fq) -> Self::Fq;
     fn is_zero(a: &Self::Fq) -> bool;
@@ -77,7 +79,7 @@ pub trait Curve: Send + Sync + 'static {
 }
 
 macro_rules! curve {
-    ($name:ident, $fq:ty, $p:ty, $aff:ty, $bytes:expr, $fmul:ident, $fsqr:ident, $fsub:ident, $fneg:ident,
+    ($name:ident, $fq:ty, $p:ty, $aff:ty, $bytes:expr, $fmul:ident, $fsqr:ident, $fsub:ident, $fadd:ident, $fneg:ident,
      $finv:ident, $add:ident, $double:ident, $from_aff:ident, $is_inf:ident, $to_aff:ident, $ser:ident,
      $zero:expr) => {
         pub struct $name;
@@ -87,12 +89,12 @@ macro_rules! curve {
             type A = $aff;
             const BYTES: usize = $bytes;
             #[inline]
-            fn x(a: &$aff) -> $fq {
-                a.x
+            fn x(a: &$aff) -> &$fq {
+                &a.x
             }
             #[inline]
-            fn y(a: &$aff) -> $fq {
-                a.y
+            fn y(a: &$aff) -> &$fq {
+                &a.y
             }
             #[inline]
             fn affine(x: $fq, y: $fq) -> $aff {
@@ -114,6 +116,12 @@ macro_rules! curve {
             fn sub(a: &$fq, b: &$fq) -> $fq {
                 let mut r = <$fq>::default();
                 unsafe { $fsub(&mut r, a, b) };
+                r
+            }
+            #[inline]
+            fn add(a: &$fq, b: &$fq) -> $fq {
+                let mut r = <$fq>::default();
+                unsafe { $fadd(&mut r, a, b) };
                 r
             }
             #[inline]
@@ -189,6 +197,7 @@ curve!(
     blst_fp_mul,
     blst_fp_sqr,
     blst_fp_sub,
+    blst_fp_add,
     blst_fp_cneg,
     blst_fp_inverse,
     blst_p1_add_or_double_affine,
@@ -208,6 +217,7 @@ curve!(
     blst_fp2_mul,
     blst_fp2_sqr,
     blst_fp2_sub,
+    blst_fp2_add,
     blst_fp2_cneg,
     blst_fp2_inverse,
     blst_p2_add_or_double_affine,
@@ -290,7 +300,7 @@ impl<C: Curve> Table<C> {
     fn entry(&self, k: usize, d: i32) -> C::A {
         let p = self.t[k * HALF + d.unsigned_abs() as usize - 1];
         if d < 0 {
-            C::affine(C::x(&p), C::neg(&C::y(&p)))
+            C::affine(*C::x(&p), C::neg(C::y(&p)))
         } else {
             p
         }
@@ -325,10 +335,14 @@ impl<C: Curve> Table<C> {
         let digs: Vec<[i32; NWIN]> = s.iter().map(digits).collect();
         let mut acc = vec![C::A::default(); n];
         let mut has = vec![false; n];
-        let mut pend: Vec<(u32, C::A)> = Vec::with_capacity(n);
+        // Pending additions of a window: (point, table index, negated), x differences and
+        // their prefix products.
+        let mut pend: Vec<(u32, u32, bool)> = Vec::with_capacity(n);
+        let mut dens: Vec<C::Fq> = Vec::with_capacity(n);
         let mut prefix: Vec<C::Fq> = Vec::with_capacity(n);
         for k in 0..NWIN {
             pend.clear();
+            dens.clear();
             prefix.clear();
             for i in 0..n {
                 if i + PREFETCH < n {
@@ -338,15 +352,16 @@ impl<C: Curve> Table<C> {
                 if d == 0 {
                     continue;
                 }
-                let q = self.entry(k, d);
                 if !has[i] {
-                    acc[i] = q;
+                    acc[i] = self.entry(k, d);
                     has[i] = true;
                     continue;
                 }
-                let den = C::sub(&C::x(&q), &C::x(&acc[i]));
+                let idx = k * HALF + d.unsigned_abs() as usize - 1;
+                let den = C::sub(C::x(&self.t[idx]), C::x(&acc[i]));
                 if C::is_zero(&den) {
-                    let p = C::add_affine(&C::from_affine(&acc[i]), &q);
+                    // acc = ±q: blst's complete formula doubles or gives infinity.
+                    let p = C::add_affine(&C::from_affine(&acc[i]), &self.entry(k, d));
                     if C::is_inf(&p) {
                         has[i] = false;
                         acc[i] = C::A::default();
@@ -360,24 +375,37 @@ impl<C: Curve> Table<C> {
                     None => den,
                 };
                 prefix.push(next);
-                pend.push((i as u32, q));
+                dens.push(den);
+                pend.push((i as u32, idx as u32, d < 0));
             }
             let Some(last) = prefix.last() else { continue };
             let mut inv = C::inv(last);
             for j in (0..pend.len()).rev() {
-                let (i, q) = pend[j];
+                let (i, idx, neg) = pend[j];
+                let q = &self.t[idx as usize];
                 let a = &mut acc[i as usize];
-                let (ax, ay, qx, qy) = (C::x(a), C::y(a), C::x(&q), C::y(&q));
-                let den = C::sub(&qx, &ax);
                 let inv_j = if j > 0 {
                     C::mul(&inv, &prefix[j - 1])
                 } else {
                     inv
                 };
-                inv = C::mul(&inv, &den);
-                let lambda = C::mul(&C::sub(&qy, &ay), &inv_j);
-                let x3 = C::sub(&C::sub(&C::sqr(&lambda), &ax), &qx);
-                let y3 = C::sub(&C::mul(&lambda, &C::sub(&ax, &x3)), &ay);
+                inv = C::mul(&inv, &dens[j]);
+                // For −q = (qx, −qy): λ = −(qy + ay)/den; x3 is the same, and
+                // y3 = λ(ax − x3) − ay = (qy + ay)/den·(x3 − ax) − ay.
+                let (ax, ay) = (C::x(a), C::y(a));
+                let num = if neg {
+                    C::add(C::y(q), ay)
+                } else {
+                    C::sub(C::y(q), ay)
+                };
+                let lambda = C::mul(&num, &inv_j);
+                let x3 = C::sub(&C::sub(&C::sqr(&lambda), ax), C::x(q));
+                let dx = if neg {
+                    C::sub(&x3, ax)
+                } else {
+                    C::sub(ax, &x3)
+                };
+                let y3 = C::sub(&C::mul(&lambda, &dx), ay);
                 *a = C::affine(x3, y3);
             }
         }
