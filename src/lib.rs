@@ -7,11 +7,15 @@
 //! - [`groth16`] — backend-independent Groth16: H polynomial plan, proof assembly, encoding, verification.
 //! - [`cpu`]     — NTT and MSM on the CPU (blst + rayon): the reference and the fallback.
 //! - [`gpu`]     — CUDA driver runtime (cudarc), embedded PTX modules, kernel launchers.
+//! - [`pipeline`] — partitions through the host lock and the device locks, memory budget, timings.
+//! - [`bench`]   — `bench porep`: the report (JSON, tables) and the SVG timeline.
+pub mod bench;
 pub mod circuit;
 pub mod cpu;
 pub mod gpu;
 pub mod groth16;
 pub mod input;
+pub mod pipeline;
 pub mod porep;
 pub mod setup;
 pub mod srs;

@@ -5,18 +5,32 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 
-use crate::circuit::{circuits_from_c1, statement, SealPublic, SectorIdentity};
+use crate::circuit::{statement, SealPublic, SectorIdentity};
 use crate::cpu::prover::ProveTimings;
-use crate::groth16::{randomness, PreparedVerifyingKey, Proof};
+use crate::groth16::{PreparedVerifyingKey, Proof};
 use crate::input::C1Input;
+use crate::pipeline::backend::{Backend, Cpu};
+use crate::pipeline::budget::MemoryPlan;
+use crate::pipeline::porep::{self as pp, Input, NoEvents, ParamsCache};
 use crate::srs::{self, ParamsFile, VerifyingKey};
 
 pub struct ProveOptions {
     pub sector: SectorIdentity,
     pub params_dir: Option<PathBuf>,
     pub seed: Option<u64>,
+    /// Syntheses at once (`-c`); None: [`default_concurrency`].
+    pub concurrency: Option<usize>,
+    /// Host memory budget in bytes; None: 90% of MemAvailable.
+    pub mem_budget: Option<u64>,
+}
+
+/// Default `-c`: half the cores (at least 1). Synthesis runs one thread per partition; the
+/// other half of the cores keeps feeding the device phase, and more concurrent syntheses than
+/// memory bandwidth can feed only slow each other down (DESIGN.md, the two-lock scheme).
+pub fn default_concurrency() -> usize {
+    std::thread::available_parallelism().map(|n| n.get() / 2).unwrap_or(1).max(1)
 }
 
 /// What one `prove` did, per partition and in total.
@@ -25,44 +39,55 @@ pub struct ProveReport {
     pub partitions: Vec<PartitionReport>,
     pub proof: Vec<u8>,
     pub total: Duration,
+    pub memory: MemoryPlan,
 }
 
 pub struct PartitionReport {
     pub synthesis: Duration,
     pub constraints: usize,
     pub prove: ProveTimings,
+    /// Waiting for a device after synthesis.
+    pub queue_wait: Duration,
+    /// The whole device phase.
+    pub device: Duration,
     pub verify: Duration,
 }
 
-/// Proves every partition of a c1.json on the CPU and verifies each proof.
+/// Proves every partition of a c1.json through the pipeline on the CPU backend and verifies
+/// each partition proof.
 pub fn prove(c1: &C1Input, opts: &ProveOptions) -> Result<ProveReport> {
+    prove_with(c1, opts, &Cpu::new())
+}
+
+/// [`prove`] on a given backend.
+pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> Result<ProveReport> {
     let start = Instant::now();
-    let circuits = circuits_from_c1(c1, &opts.sector).map_err(|e| anyhow!("{}: {e:#}", c1.path.display()))?;
-    let params_path = srs::locate::find(opts.params_dir.as_deref(), &circuits.params_stem(), "params")?;
-    let srs = ParamsFile::open(&params_path)?;
-    let pvk = PreparedVerifyingKey::new(&srs.vk);
-    let mut partitions = Vec::new();
-    let mut proof = Vec::with_capacity(circuits.num_partitions() * crate::groth16::PROOF_BYTES);
-    for k in 0..circuits.num_partitions() {
-        let clock = Instant::now();
-        let asg = circuits.synthesize(k)?;
-        let synthesis = clock.elapsed();
-        let constraints = asg.num_constraints();
-        let (r, s) = randomness(opts.seed, k);
-        let (p, timings) = crate::cpu::prover::prove(&srs, asg, r, s)?;
-        let clock = Instant::now();
-        let inputs = circuits.public_inputs(k)?;
-        if !pvk.verify(&p, &inputs)? {
-            bail!(
-                "partition {k}: the proof made with {} failed self-verification; no proof written. The \
-                 parameter file does not match the circuit (wrong or corrupt parameters?)",
-                params_path.display()
-            );
-        }
-        partitions.push(PartitionReport { synthesis, constraints, prove: timings, verify: clock.elapsed() });
-        proof.extend_from_slice(&p.to_bytes());
-    }
-    Ok(ProveReport { params: params_path, partitions, proof, total: start.elapsed() })
+    let mut cache = ParamsCache::default();
+    let input = Input::load(c1, &opts.sector, opts.params_dir.as_deref(), &mut cache)?;
+    let params = input.srs.path.clone();
+    let inputs = [input];
+    let plan = pp::Plan {
+        inputs: &inputs,
+        proofs: &[0],
+        seed: opts.seed,
+        concurrency: opts.concurrency.unwrap_or_else(default_concurrency),
+        mem_budget: opts.mem_budget,
+    };
+    let run = pp::prove(&plan, backend, &NoEvents)?;
+    let partitions = run
+        .partitions
+        .iter()
+        .map(|p| PartitionReport {
+            synthesis: p.record.synthesis(),
+            constraints: p.constraints,
+            prove: p.prove.clone(),
+            queue_wait: p.record.queue_wait(),
+            device: p.record.device_time(),
+            verify: p.record.verify(),
+        })
+        .collect();
+    let proof = run.proofs.into_iter().next().ok_or_else(|| anyhow!("no proof made"))?.bytes;
+    Ok(ProveReport { params, partitions, proof, total: start.elapsed(), memory: run.memory })
 }
 
 /// Loads the verifying key for a statement: the `.vk` file, else the `.params` header.

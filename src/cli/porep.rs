@@ -5,6 +5,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::circuit::SectorIdentity;
 use filsnark::input::C1Input;
+use filsnark::pipeline::budget::parse_size;
 use filsnark::porep::{self, ProveOptions};
 
 use super::Invalid;
@@ -16,14 +17,18 @@ const SAMPLE_NAME: &str = "<built-in 2KiB sample, miner t01000 sector 1>";
 #[derive(Subcommand)]
 pub enum ProveCmd {
     /// PoRep commit phase 2: c1.json → seal proof (192 bytes per partition).
-    #[command(after_help = "Example:\n  filsnark prove porep --c1 /data/c1.json -o /data/proof.bin --miner-id 1000\n\nWithout --c1 it proves the 2KiB sample built into filsnark.")]
+    #[command(
+        after_help = "Example:\n  filsnark prove porep --c1 /data/c1.json -o /data/proof.bin --miner-id 1000\n\nWithout --c1 it proves the 2KiB sample built into filsnark."
+    )]
     Porep(ProveArgs),
 }
 
 #[derive(Subcommand)]
 pub enum VerifyCmd {
     /// Verify a PoRep seal proof against the sector of a c1.json.
-    #[command(after_help = "Example:\n  filsnark verify porep --c1 /data/c1.json --proof /data/proof.bin --miner-id 1000")]
+    #[command(
+        after_help = "Example:\n  filsnark verify porep --c1 /data/c1.json --proof /data/proof.bin --miner-id 1000"
+    )]
     Porep(VerifyArgs),
 }
 
@@ -53,6 +58,12 @@ pub struct ProveArgs {
     /// Make r and s reproducible from this seed (for tests and CPU/GPU comparisons).
     #[arg(long)]
     seed: Option<u64>,
+    /// Syntheses at once (host-lock permits, also capped by the memory budget) [default: half the cores]
+    #[arg(short = 'c', long)]
+    concurrency: Option<usize>,
+    /// Host memory budget, e.g. 64GiB, 512MiB [default: 90% of MemAvailable]
+    #[arg(long, value_parser = parse_size)]
+    mem_budget: Option<u64>,
 }
 
 #[derive(Args)]
@@ -64,12 +75,17 @@ pub struct VerifyArgs {
     proof: PathBuf,
 }
 
+/// Loads a c1.json, or the built-in sample when `path` is None.
+pub(super) fn load_c1(path: Option<&Path>) -> Result<C1Input> {
+    match path {
+        Some(p) => C1Input::load(p),
+        None => C1Input::parse(SAMPLE_C1, Path::new(SAMPLE_NAME)),
+    }
+}
+
 impl SectorArgs {
     fn load(&self) -> Result<(C1Input, SectorIdentity)> {
-        let c1 = match &self.c1 {
-            Some(p) => C1Input::load(p)?,
-            None => C1Input::parse(SAMPLE_C1, Path::new(SAMPLE_NAME))?,
-        };
+        let c1 = load_c1(self.c1.as_deref())?;
         let sector = SectorIdentity { miner_id: self.miner_id, sector_num: c1.sector_num(self.sector_num)? };
         Ok((c1, sector))
     }
@@ -84,7 +100,13 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
     let ProveCmd::Porep(args) = cmd;
     let (c1, sector) = args.sector.load()?;
     let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
-    let opts = ProveOptions { sector: sector.clone(), params_dir: args.sector.params_dir.clone(), seed: args.seed };
+    let opts = ProveOptions {
+        sector: sector.clone(),
+        params_dir: args.sector.params_dir.clone(),
+        seed: args.seed,
+        concurrency: args.concurrency,
+        mem_budget: args.mem_budget,
+    };
     let report = porep::prove(&c1, &opts)?;
     porep::write_atomic(&out, &report.proof)?;
     println!(
@@ -97,14 +119,18 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         sector.sector_num
     );
     println!("params: {}", report.params.display());
-    println!("{:>4} {:>12} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}", "part", "constraints", "synth s", "H ntt", "H msm", "L msm", "A msm", "B1 msm", "B2 msm", "verify");
+    println!(
+        "{:>4} {:>12} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "part", "constraints", "synth s", "queue", "H ntt", "H msm", "L msm", "A msm", "B1 msm", "B2 msm", "verify"
+    );
     for (k, p) in report.partitions.iter().enumerate() {
         let t = &p.prove;
         println!(
-            "{:>4} {:>12} {:>10.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+            "{:>4} {:>12} {:>10.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
             k,
             p.constraints,
             p.synthesis.as_secs_f64(),
+            p.queue_wait.as_secs_f64(),
             t.h_ntt.as_secs_f64(),
             t.h_msm.as_secs_f64(),
             t.l_msm.as_secs_f64(),
@@ -114,17 +140,32 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
             p.verify.as_secs_f64()
         );
     }
-    println!("total: {:.3} s", report.total.as_secs_f64());
+    let m = &report.memory;
+    println!(
+        "total: {:.3} s (-c {}: {} host permit(s), {} partition(s) in flight, memory budget {})",
+        report.total.as_secs_f64(),
+        m.concurrency,
+        m.host,
+        m.in_flight,
+        filsnark::pipeline::budget::Bytes(m.budget)
+    );
     Ok(())
 }
 
 pub fn verify(cmd: VerifyCmd) -> Result<()> {
     let VerifyCmd::Porep(args) = cmd;
     let (c1, sector) = args.sector.load()?;
-    let bytes = std::fs::read(&args.proof).with_context(|| format!("{}: cannot read the proof", args.proof.display()))?;
+    let bytes =
+        std::fs::read(&args.proof).with_context(|| format!("{}: cannot read the proof", args.proof.display()))?;
     match porep::verify(&c1, &sector, args.sector.params_dir.as_deref(), &bytes)? {
         Ok(()) => {
-            println!("valid: {} for miner t0{} sector {} ({})", args.proof.display(), sector.miner_id, sector.sector_num, c1.kind.name());
+            println!(
+                "valid: {} for miner t0{} sector {} ({})",
+                args.proof.display(),
+                sector.miner_id,
+                sector.sector_num,
+                c1.kind.name()
+            );
             Ok(())
         }
         Err(why) => Err(Invalid(format!("{}: {why}", args.proof.display())).into()),

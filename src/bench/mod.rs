@@ -1,0 +1,126 @@
+//! `filsnark bench porep`: several proofs through the pipeline at once, and where the time went.
+//!
+//! [`run`] proves `-j` proofs (cycling through the given c1 inputs) with `-c` syntheses at once
+//! within the memory budget, verifies every partition of every proof (the pipeline does), and
+//! returns a [`report::BenchReport`]: per proof wall time, per partition host wait, synthesis,
+//! queue wait, device and verify times, throughput, device busy fraction and peak RSS. The
+//! report serializes to the JSON documented in `docs/bench-json.md` (schema
+//! [`report::SCHEMA`], version [`report::SCHEMA_VERSION`]), prints as tables
+//! ([`report::BenchReport::print`]) and draws as an SVG timeline ([`svg::timeline`]).
+pub mod report;
+pub mod svg;
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::circuit::SectorIdentity;
+use crate::input::C1Input;
+use crate::pipeline::backend::Backend;
+use crate::pipeline::porep::{self as pp, Events, Input, ParamsCache};
+use report::BenchReport;
+
+pub struct BenchOptions {
+    /// `-j`: proofs to make; proof `i` proves input `i mod inputs`.
+    pub proofs: usize,
+    /// `-c`: syntheses at once.
+    pub concurrency: usize,
+    /// Bytes; None: 90% of MemAvailable.
+    pub mem_budget: Option<u64>,
+    pub seed: Option<u64>,
+    pub params_dir: Option<PathBuf>,
+    /// Write each verified proof as `proof-NNN.bin` here (atomically).
+    pub out_dir: Option<PathBuf>,
+    /// Progress bars on stderr.
+    pub progress: bool,
+}
+
+struct BenchEvents {
+    bar: Option<ProgressBar>,
+    proofs_done: std::sync::atomic::AtomicUsize,
+    proofs: usize,
+    out_dir: Option<PathBuf>,
+}
+
+impl Events for BenchEvents {
+    fn partition_done(&self, _proof: usize, _partition: usize) {
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        }
+    }
+    fn proof_done(&self, proof: usize, bytes: &[u8]) -> Result<()> {
+        if let Some(dir) = &self.out_dir {
+            crate::porep::write_atomic(&dir.join(proof_file_name(proof)), bytes)?;
+        }
+        let n = self.proofs_done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        if let Some(b) = &self.bar {
+            b.set_message(format!("{n}/{} proofs verified", self.proofs));
+        }
+        Ok(())
+    }
+}
+
+/// Name of proof `i`'s file under `--out-dir`.
+pub fn proof_file_name(i: usize) -> String {
+    format!("proof-{i:03}.bin")
+}
+
+/// Runs the benchmark; `inputs` are the c1 files with the sector each was sealed for.
+pub fn run(inputs: &[(C1Input, SectorIdentity)], opts: &BenchOptions, backend: &dyn Backend) -> Result<BenchReport> {
+    if inputs.is_empty() {
+        bail!("bench needs at least one --c1");
+    }
+    if opts.proofs == 0 {
+        bail!("-j/--proofs must be at least 1");
+    }
+    let started = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    let mut cache = ParamsCache::default();
+    let loaded = inputs
+        .iter()
+        .map(|(c1, sector)| Input::load(c1, sector, opts.params_dir.as_deref(), &mut cache))
+        .collect::<Result<Vec<_>>>()?;
+    let proofs: Vec<usize> = (0..opts.proofs).map(|i| i % loaded.len()).collect();
+    let plan = pp::Plan {
+        inputs: &loaded,
+        proofs: &proofs,
+        seed: opts.seed,
+        concurrency: opts.concurrency,
+        mem_budget: opts.mem_budget,
+    };
+    // Check the budget before making progress bars or directories.
+    plan.memory(backend)?;
+    if let Some(dir) = &opts.out_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("{}: cannot create the output directory: {e}", dir.display()))?;
+    }
+    let total: usize = proofs.iter().map(|&i| loaded[i].circuits.num_partitions()).sum();
+    let bar = opts.progress.then(|| {
+        let b = ProgressBar::new(total as u64);
+        b.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} partitions, {msg}")
+                .unwrap()
+                .progress_chars("=> "),
+        );
+        b.set_message(format!("0/{} proofs verified", opts.proofs));
+        b.enable_steady_tick(std::time::Duration::from_millis(500));
+        b
+    });
+    let events =
+        BenchEvents { bar, proofs_done: Default::default(), proofs: opts.proofs, out_dir: opts.out_dir.clone() };
+    let res = pp::prove(&plan, backend, &events);
+    if let Some(b) = &events.bar {
+        b.finish_and_clear();
+    }
+    let run = res?;
+    Ok(BenchReport::new(started, &loaded, &run, opts, backend))
+}
+
+/// Peak resident set size of this process (VmHWM in /proc/self/status), in bytes.
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line["VmHWM:".len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kb * 1024)
+}

@@ -1,0 +1,102 @@
+//! `bench porep`: proofs through the pipeline, tables on stdout, `--json` and `--timeline`.
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use filsnark::bench::{self, BenchOptions};
+use filsnark::circuit::SectorIdentity;
+use filsnark::pipeline::backend::Cpu;
+use filsnark::pipeline::budget::parse_size;
+use filsnark::porep::{default_concurrency, write_atomic};
+
+use super::porep::load_c1;
+
+#[derive(Subcommand)]
+pub enum BenchCmd {
+    /// Prove PoRep C2 -j times through the two-lock pipeline and show where the time goes.
+    #[command(
+        after_help = "Examples:\n  filsnark bench porep --c1 c1.json -j 10 -c 3 --json report.json --timeline t.svg\n  filsnark bench porep --c1 a.json --c1 b.json -j 4 -c 2 --mem-budget 16GiB\n\n\
+Every proof is verified. Proof i proves the (i mod n)-th --c1. --json writes the report described in\n\
+docs/bench-json.md (schema filsnark-bench-porep, version 1); --timeline draws each partition's stages\n\
+(synthesis, queue, device, verify) over time, grouped by device."
+    )]
+    Porep(BenchArgs),
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// c1.json input; repeat to mix inputs (proofs cycle through them) [default: the built-in 2KiB sample]
+    #[arg(long)]
+    c1: Vec<PathBuf>,
+    /// Proofs to make.
+    #[arg(short = 'j', long = "proofs", default_value_t = 1)]
+    proofs: usize,
+    /// Syntheses at once (host-lock permits, also capped by the memory budget) [default: half the cores]
+    #[arg(short = 'c', long)]
+    concurrency: Option<usize>,
+    /// Host memory budget, e.g. 64GiB, 512MiB [default: 90% of MemAvailable]
+    #[arg(long, value_parser = parse_size)]
+    mem_budget: Option<u64>,
+    /// Write the report as JSON (schema: docs/bench-json.md).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Draw the timeline of every partition's stages as SVG.
+    #[arg(long)]
+    timeline: Option<PathBuf>,
+    /// Keep the proofs: write proof-NNN.bin files here (each verified, written atomically).
+    #[arg(long)]
+    out_dir: Option<PathBuf>,
+    /// Miner actor id (t0<ID>) the sectors were sealed for.
+    #[arg(long, default_value_t = 1000)]
+    miner_id: u64,
+    /// Sector number [default: SectorNum of each c1 wrapper].
+    #[arg(long)]
+    sector_num: Option<u64>,
+    /// Directory of the .params/.vk files [default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters].
+    #[arg(long)]
+    params_dir: Option<PathBuf>,
+    /// Make r and s reproducible: proof i uses seed + i.
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+pub fn run(cmd: BenchCmd) -> Result<()> {
+    let BenchCmd::Porep(args) = cmd;
+    let paths: Vec<Option<PathBuf>> =
+        if args.c1.is_empty() { vec![None] } else { args.c1.iter().cloned().map(Some).collect() };
+    let inputs = paths
+        .iter()
+        .map(|p| {
+            let c1 = load_c1(p.as_deref())?;
+            let sector = SectorIdentity { miner_id: args.miner_id, sector_num: c1.sector_num(args.sector_num)? };
+            Ok((c1, sector))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let opts = BenchOptions {
+        proofs: args.proofs,
+        concurrency: args.concurrency.unwrap_or_else(default_concurrency),
+        mem_budget: args.mem_budget,
+        seed: args.seed,
+        params_dir: args.params_dir.clone(),
+        out_dir: args.out_dir.clone(),
+        progress: std::io::stderr().is_terminal(),
+    };
+    let report = bench::run(&inputs, &opts, &Cpu::new())?;
+    if let Some(path) = &args.json {
+        let json = serde_json::to_vec_pretty(&report).context("serializing the bench report")?;
+        write_atomic(path, &json).with_context(|| format!("{}: cannot write the JSON report", path.display()))?;
+    }
+    if let Some(path) = &args.timeline {
+        write_atomic(path, bench::svg::timeline(&report).as_bytes())
+            .with_context(|| format!("{}: cannot write the timeline", path.display()))?;
+    }
+    report.print(&mut std::io::stdout().lock())?;
+    if let Some(p) = &args.json {
+        println!("json: {}", p.display());
+    }
+    if let Some(p) = &args.timeline {
+        println!("timeline: {}", p.display());
+    }
+    Ok(())
+}

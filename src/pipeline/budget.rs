@@ -1,0 +1,271 @@
+//! The memory budget: how many partitions may be in flight at once.
+//!
+//! Host memory is modelled as a fixed part held for the whole run plus a part per partition in
+//! flight (picked, synthesized, queued or on a device; see the [pipeline](super) docs):
+//!
+//! ```text
+//! static        = parameter files (mmapped; every page the prover touches counts in RSS)
+//!               + devices × working memory of one device phase (Backend::working_bytes)
+//!               + BASE_BYTES (binary, public parameters, verifying keys, thread stacks)
+//! per_partition = 4 × domain × 32 B × 5/4
+//! in_flight     = ⌊(budget − static) / per_partition⌋   (an error when < 1)
+//! host permits  = min(-c, in_flight)
+//! ```
+//!
+//! `per_partition` counts the witness of one partition at its largest: the A·z, B·z and C·z
+//! evaluations grown to the domain for the H step, and the aux assignment (≤ domain), 32 bytes
+//! per field element, with a quarter more for allocator slack, densities and the transient
+//! linear combinations of synthesis. The domain is the next power of two of the constraints
+//! (inputs' constraints included): 2^22 for 2KiB and 8MiB (640 MiB per partition), 2^23 for
+//! 512MiB (1.25 GiB), 2^27 for 32GiB and 64GiB (20 GiB, as cuzk measured per partition).
+//!
+//! The default budget is 90% of `MemAvailable` in /proc/meminfo when the run starts.
+use std::fmt;
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use crate::circuit::porep::expected_constraints;
+use crate::input::PorepKind;
+
+/// Process memory outside partitions and the parameter files.
+pub const BASE_BYTES: u64 = 256 << 20;
+/// Share of MemAvailable the default budget takes.
+pub const DEFAULT_SHARE: f64 = 0.9;
+
+/// The Groth16 evaluation domain of one partition of `kind`.
+pub fn domain(kind: PorepKind) -> usize {
+    expected_constraints(kind).next_power_of_two()
+}
+
+/// Host bytes one partition holds in flight (see the module docs).
+pub fn partition_bytes(kind: PorepKind) -> u64 {
+    let witness = 4 * domain(kind) as u64 * 32;
+    witness + witness / 4
+}
+
+/// Where the budget came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BudgetSource {
+    Flag,
+    MemAvailable,
+}
+
+impl BudgetSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            BudgetSource::Flag => "--mem-budget",
+            BudgetSource::MemAvailable => "90% of MemAvailable",
+        }
+    }
+}
+
+/// What the budget must hold besides the partitions.
+#[derive(Clone, Debug)]
+pub struct Demand {
+    /// Largest sector kind among the inputs (sets the bytes per partition).
+    pub kind: PorepKind,
+    /// Sum of the sizes of the distinct parameter files.
+    pub params_bytes: u64,
+    pub devices: usize,
+    /// Working memory of one device phase (host side).
+    pub device_bytes: u64,
+    /// `-c`: syntheses at once.
+    pub concurrency: usize,
+    /// Partitions to prove in all (no more than these are ever in flight).
+    pub jobs: usize,
+}
+
+/// The resulting limits.
+#[derive(Clone, Debug)]
+pub struct MemoryPlan {
+    pub budget: u64,
+    pub source: BudgetSource,
+    pub kind: PorepKind,
+    pub per_partition: u64,
+    pub params_bytes: u64,
+    pub device_bytes: u64,
+    pub devices: usize,
+    pub base: u64,
+    /// Partitions the budget allows in flight (before capping at the number of jobs).
+    pub budget_partitions: usize,
+    /// Partitions in flight at most (= worker threads).
+    pub in_flight: usize,
+    /// Host-lock permits.
+    pub host: usize,
+    pub concurrency: usize,
+}
+
+impl MemoryPlan {
+    pub fn static_bytes(&self) -> u64 {
+        self.params_bytes + self.devices as u64 * self.device_bytes + self.base
+    }
+    /// Most jobs that can wait in the device queue at once.
+    pub fn queue_capacity(&self) -> usize {
+        self.in_flight.saturating_sub(self.devices).max(1).min(self.in_flight)
+    }
+    pub fn limits(&self) -> super::Limits {
+        super::Limits { host: self.host, in_flight: self.in_flight, devices: self.devices }
+    }
+
+    pub fn new(budget: Option<u64>, d: &Demand) -> Result<Self> {
+        if d.concurrency == 0 {
+            bail!("-c/--concurrency must be at least 1");
+        }
+        let (budget, source) = match budget {
+            Some(b) => (b, BudgetSource::Flag),
+            None => ((mem_available()? as f64 * DEFAULT_SHARE) as u64, BudgetSource::MemAvailable),
+        };
+        let per_partition = partition_bytes(d.kind);
+        let mut plan = MemoryPlan {
+            budget,
+            source,
+            kind: d.kind,
+            per_partition,
+            params_bytes: d.params_bytes,
+            device_bytes: d.device_bytes,
+            devices: d.devices.max(1),
+            base: BASE_BYTES,
+            budget_partitions: 0,
+            in_flight: 0,
+            host: 0,
+            concurrency: d.concurrency,
+        };
+        let fixed = plan.static_bytes();
+        let need = fixed + per_partition;
+        if budget < need {
+            bail!(
+                "memory budget {} ({}) is smaller than one partition in flight: a {} partition needs {} on top \
+                 of {} held for the whole run (parameter files {}, {} device(s) × {} working memory, {} base); \
+                 give --mem-budget {} or more",
+                Bytes(budget),
+                source.name(),
+                d.kind.name(),
+                Bytes(per_partition),
+                Bytes(fixed),
+                Bytes(d.params_bytes),
+                plan.devices,
+                Bytes(d.device_bytes),
+                Bytes(BASE_BYTES),
+                Bytes(need),
+            );
+        }
+        plan.budget_partitions = ((budget - fixed) / per_partition) as usize;
+        plan.in_flight = plan.budget_partitions.min(d.jobs.max(1));
+        plan.host = d.concurrency.min(plan.in_flight);
+        Ok(plan)
+    }
+}
+
+/// MemAvailable from /proc/meminfo, in bytes.
+pub fn mem_available() -> Result<u64> {
+    meminfo_field("MemAvailable")
+        .context("cannot read MemAvailable from /proc/meminfo for the default memory budget; give --mem-budget")
+}
+
+/// MemTotal from /proc/meminfo, in bytes.
+pub fn mem_total() -> Option<u64> {
+    meminfo_field("MemTotal").ok()
+}
+
+fn meminfo_field(name: &str) -> Result<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo")?;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix(name).and_then(|r| r.strip_prefix(':')) {
+            let kb: u64 = rest.trim().trim_end_matches("kB").trim().parse()?;
+            return Ok(kb * 1024);
+        }
+    }
+    Err(anyhow!("no {name} line"))
+}
+
+/// Parses a size: `8GiB`, `8G`, `512MiB`, `512m`, `1.5GiB`, `4096` (bytes). Units are binary
+/// (K/KiB = 1024, M/MiB = 1024², G/GiB = 1024³, T/TiB = 1024⁴), case-insensitive, `B` optional.
+pub fn parse_size(s: &str) -> Result<u64> {
+    let t = s.trim().to_ascii_lowercase();
+    let t = t.strip_suffix('b').unwrap_or(&t);
+    let t = t.strip_suffix('i').unwrap_or(t);
+    let (num, mul) = match t.chars().last() {
+        Some('k') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('m') => (&t[..t.len() - 1], 1 << 20),
+        Some('g') => (&t[..t.len() - 1], 1 << 30),
+        Some('t') => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let v: f64 = num.trim().parse().map_err(|_| anyhow!("{s:?} is not a size (e.g. 8GiB, 512MiB, 4096)"))?;
+    if !(v.is_finite() && v >= 0.0) {
+        bail!("{s:?} is not a size (e.g. 8GiB, 512MiB, 4096)");
+    }
+    Ok((v * mul as f64) as u64)
+}
+
+/// Bytes for people: `1.25 GiB`.
+#[derive(Clone, Copy)]
+pub struct Bytes(pub u64);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0 as f64;
+        let units = [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)];
+        for (name, shift) in units {
+            if self.0 >= 1 << shift {
+                return write!(f, "{:.2} {name}", b / (1u64 << shift) as f64);
+            }
+        }
+        write!(f, "{} B", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demand() -> Demand {
+        Demand {
+            kind: PorepKind::S2KiB,
+            params_bytes: 1_114_707_768,
+            devices: 1,
+            device_bytes: 800 << 20,
+            concurrency: 15,
+            jobs: 10,
+        }
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("8GiB").unwrap(), 8 << 30);
+        assert_eq!(parse_size("8g").unwrap(), 8 << 30);
+        assert_eq!(parse_size("512MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_size("1.5G").unwrap(), 3 << 29);
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("4096B").unwrap(), 4096);
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("-1G").is_err());
+    }
+
+    #[test]
+    fn partition_sizes() {
+        assert_eq!(domain(PorepKind::S2KiB), 1 << 22);
+        assert_eq!(partition_bytes(PorepKind::S2KiB), 640 << 20);
+        assert_eq!(partition_bytes(PorepKind::S32GiB), 20 << 30);
+    }
+
+    #[test]
+    fn budget_sets_the_limits() {
+        let d = demand();
+        let fixed = d.params_bytes + d.device_bytes + BASE_BYTES;
+        let plan = MemoryPlan::new(Some(fixed + 3 * (640 << 20) + 5), &d).unwrap();
+        assert_eq!((plan.in_flight, plan.host), (3, 3));
+        let plan = MemoryPlan::new(Some(64 << 30), &d).unwrap();
+        assert_eq!((plan.in_flight, plan.host), (10, 10), "capped by the jobs");
+        let plan = MemoryPlan::new(Some(64 << 30), &Demand { concurrency: 2, ..d }).unwrap();
+        assert_eq!((plan.in_flight, plan.host), (10, 2));
+    }
+
+    #[test]
+    fn budget_below_one_partition_is_an_error() {
+        let e = MemoryPlan::new(Some(100 << 20), &demand()).unwrap_err().to_string();
+        assert!(e.contains("memory budget 100.00 MiB"), "{e}");
+        assert!(e.contains("smaller than one partition"), "{e}");
+        assert!(e.contains("640.00 MiB"), "{e}");
+    }
+}
