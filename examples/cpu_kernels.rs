@@ -23,6 +23,15 @@ fn main() {
     }
     let dt = t.elapsed().as_secs_f64();
     println!("fr mul (1 thread, dependent chain): {:.1} ns  [{acc:?}]", dt / (8.0 * x.len() as f64) * 1e9);
+    let mut y = x.clone();
+    let t = Instant::now();
+    for _ in 0..8 {
+        for (a, b) in y.iter_mut().zip(&x) {
+            *a *= b;
+        }
+    }
+    let dt = t.elapsed().as_secs_f64();
+    println!("fr mul (1 thread, independent): {:.1} ns", dt / (8.0 * x.len() as f64) * 1e9);
 
     let d = Domain::new(log_ntt);
     let mut v: Vec<Scalar> = (0..d.n).map(|_| Scalar::random(&mut rng)).collect();
@@ -36,10 +45,20 @@ fn main() {
     }
 
     let n = 1usize << log_msm;
+    // Distinct points P_i = P_0 + i·G, as in an SRS (no repeats).
     let pts: Vec<blst::blst_p1_affine> = {
         use group::{Curve, Group};
-        let base: Vec<blstrs::G1Affine> = (0..1024).map(|_| blstrs::G1Projective::random(&mut rng).to_affine()).collect();
-        let raw: Vec<u8> = (0..n).flat_map(|i| base[i % 1024].to_uncompressed()).collect();
+        let mut acc = blstrs::G1Projective::random(&mut rng);
+        let g = blstrs::G1Projective::generator();
+        let proj: Vec<blstrs::G1Projective> = (0..n)
+            .map(|_| {
+                acc += g;
+                acc
+            })
+            .collect();
+        let mut aff = vec![blstrs::G1Affine::default(); n];
+        blstrs::G1Projective::batch_normalize(&proj, &mut aff);
+        let raw: Vec<u8> = aff.iter().flat_map(|p| p.to_uncompressed()).collect();
         filsnark::srs::points::all_g1(&raw)
     };
     let scalars: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
