@@ -73,5 +73,6 @@ pub fn run() -> i32 {
 fn info() -> anyhow::Result<()> {
     println!("filsnark {}", env!("CARGO_PKG_VERSION"));
     println!("CPU threads: {}", rayon::current_num_threads());
+    print!("{}", filsnark::gpu::info::info_report());
     Ok(())
 }
