@@ -20,5 +20,5 @@ for b in target/release/filsnark target/release/filsnark-gpu-check; do
 done
 objcopy --strip-debug "$tests" gpu-pack/gpu_kernels
 git rev-parse HEAD > gpu-pack/COMMIT
-git status --short -- src/gpu ptx build.rs scripts tests/gpu_kernels.rs | sed 's/^/dirty: /' >> gpu-pack/COMMIT || true
+git status --short -- src/gpu src/bin/filsnark-gpu-check.rs ptx build.rs scripts/gen-ptx.py scripts/ptxgen scripts/ptx-check.sh scripts/gpu-pack.sh scripts/gpu-run.sh tests/gpu_kernels.rs | sed 's/^/dirty: /' >> gpu-pack/COMMIT || true
 du -sh gpu-pack/*

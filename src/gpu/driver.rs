@@ -362,6 +362,8 @@ impl Module {
             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
             CU_JIT_LOG_VERBOSE,
         ];
+        // the driver reads size and flag options as integers in pointer-sized slots
+        #[allow(clippy::manual_dangling_ptr)]
         let mut vals: [*mut c_void; 5] = [
             info.as_mut_ptr() as *mut c_void,
             LOG as *mut c_void,

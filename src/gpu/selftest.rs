@@ -382,8 +382,8 @@ fn check_field<T: Copy + Send + Sync>(
         }));
     }
     let dbl = |x: &T| (fd.add)(x, x);
-    let uns: [(&str, &(dyn Fn(&T) -> T + Sync)); 3] =
-        [("neg", &fd.neg), ("dbl", &dbl), ("sqr", &fd.sqr)];
+    type Un<'a, T> = &'a (dyn Fn(&T) -> T + Sync);
+    let uns: [(&str, Un<T>); 3] = [("neg", &fd.neg), ("dbl", &dbl), ("sqr", &fd.sqr)];
     for (op, f) in uns {
         let (got, ms) = launch_ew(gpu, m, &format!("k_{}_{op}", fd.pre), &[&aw], wd, n)?;
         out.push(compare(&format!("{}_{op}", fd.pre), &got, wd, n, ms, |i| {

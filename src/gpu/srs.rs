@@ -18,7 +18,7 @@ pub fn convert_section<G: Group>(
     m: &Module,
     bytes: &[u8],
 ) -> Result<(DeviceBuffer<u32>, Vec<u32>)> {
-    if bytes.len() % G::SER != 0 {
+    if !bytes.len().is_multiple_of(G::SER) {
         return Err(GpuError::Invalid(format!(
             "{} section of {} bytes is not a whole number of points",
             G::NAME,
