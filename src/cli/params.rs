@@ -96,6 +96,7 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
                 seed,
                 force,
                 progress: std::io::stderr().is_terminal(),
+                log: true,
             };
             let r = setup::setup_porep(&opts)?;
             let s = &r.shape;

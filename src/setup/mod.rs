@@ -93,6 +93,8 @@ pub struct SetupOptions {
     pub force: bool,
     /// Progress bars on stderr (the CLI sets it when stderr is a terminal).
     pub progress: bool,
+    /// A line on stderr as each phase ends, with its time and the peak RSS so far.
+    pub log: bool,
 }
 
 /// What a setup made, and how long each phase took.
@@ -290,6 +292,38 @@ fn bar(progress: bool, len: usize, name: &str) -> ProgressBar {
     pb
 }
 
+/// Peak resident memory of this process so far (VmHWM), in MiB; 0 where unknown.
+pub fn peak_rss_mib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|v| v.parse::<u64>().ok())
+            })
+        })
+        .map_or(0, |kb| kb / 1024)
+}
+
+/// Records a finished phase; with `log`, also says so on stderr (time and peak RSS so far).
+fn phase_done(
+    phases: &mut Vec<(&'static str, Duration)>,
+    name: &'static str,
+    t: Instant,
+    log: bool,
+) {
+    let d = t.elapsed();
+    if log {
+        eprintln!(
+            "setup: {name:<24} {:>9.3} s   peak RSS {} MiB",
+            d.as_secs_f64(),
+            peak_rss_mib()
+        );
+    }
+    phases.push((name, d));
+}
+
 /// Scalars → encoded points → writer, `CHUNK` at a time.
 fn write_section<W: Write>(
     w: &mut ParamsWriter<W>,
@@ -343,6 +377,7 @@ pub fn generate<W: Write>(
     toxic: &ToxicWaste,
     out: W,
     progress: bool,
+    log: bool,
 ) -> Result<(Generated, W)> {
     let mut phases = Vec::new();
     let ToxicWaste {
@@ -367,7 +402,7 @@ pub fn generate<W: Write>(
 
     let t = Instant::now();
     let lag = qap::lagrange_at(tau, log_n);
-    phases.push(("lagrange (intt)", t.elapsed()));
+    phase_done(&mut phases, "lagrange (intt)", t, log);
 
     let t = Instant::now();
     // Each matrix is freed as soon as its sums are known, to lower the peak (32GiB: ~2.5 GB each).
@@ -392,14 +427,14 @@ pub fn generate<W: Write>(
     if let Some(j) = e[ni..].par_iter().position_any(|s| bool::from(s.is_zero())) {
         bail!("aux variable {j} is unconstrained (bellperson refuses such circuits: its l point would be zero)");
     }
-    phases.push(("qap at tau", t.elapsed()));
+    phase_done(&mut phases, "qap at tau", t, log);
 
     let t = Instant::now();
     let (g1, g2) = rayon::join(
         || G1Table::new(&g1_generator()),
         || G2Table::new(&g2_generator()),
     );
-    phases.push(("window tables", t.elapsed()));
+    phase_done(&mut phases, "window tables", t, log);
 
     let vk = VerifyingKey {
         alpha_g1: g1_affine(&g1, &alpha),
@@ -431,7 +466,7 @@ pub fn generate<W: Write>(
         },
         |s, b| g1.mul_to_bytes(s, b),
     )?;
-    phases.push(("h", t.elapsed()));
+    phase_done(&mut phases, "h", t, log);
 
     let t = Instant::now();
     write_section(
@@ -443,7 +478,7 @@ pub fn generate<W: Write>(
         |s, b| g1.mul_to_bytes(s, b),
     )?;
     drop(e);
-    phases.push(("l", t.elapsed()));
+    phase_done(&mut phases, "l", t, log);
 
     let nonzero = |s: &Scalar| !bool::from(s.is_zero());
     let a_inputs = u[..ni].iter().filter(|s| nonzero(s)).count();
@@ -457,7 +492,7 @@ pub fn generate<W: Write>(
         |at, s| s.copy_from_slice(&u[at..at + s.len()]),
         |s, b| g1.mul_to_bytes(s, b),
     )?;
-    phases.push(("a", t.elapsed()));
+    phase_done(&mut phases, "a", t, log);
     let a_aux = u.len() - a_inputs;
     drop(u);
 
@@ -472,7 +507,7 @@ pub fn generate<W: Write>(
         |at, s| s.copy_from_slice(&v[at..at + s.len()]),
         |s, b| g1.mul_to_bytes(s, b),
     )?;
-    phases.push(("b_g1", t.elapsed()));
+    phase_done(&mut phases, "b_g1", t, log);
     let t = Instant::now();
     write_section(
         &mut w,
@@ -482,7 +517,7 @@ pub fn generate<W: Write>(
         |at, s| s.copy_from_slice(&v[at..at + s.len()]),
         |s, b| g2.mul_to_bytes(s, b),
     )?;
-    phases.push(("b_g2", t.elapsed()));
+    phase_done(&mut phases, "b_g2", t, log);
     let shape = Shape {
         inputs: ni,
         aux: na,
@@ -522,7 +557,7 @@ pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
     if synth_stem != stem {
         bail!("internal: stem {synth_stem} from synthesis differs from {stem}");
     }
-    phases.push(("synthesis (blank, R1CS)", t.elapsed()));
+    phase_done(&mut phases, "synthesis (blank, R1CS)", t, opts.log);
     let constraints = r1cs.num_constraints;
     let nnz = [r1cs.a.nnz(), r1cs.b.nnz(), r1cs.c.nnz()];
 
@@ -535,6 +570,7 @@ pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
         &toxic,
         BufWriter::with_capacity(8 << 20, file),
         opts.progress,
+        opts.log,
     )
     .with_context(|| format!("generating {stem}.params"))?;
     phases.extend(gen.phases);
@@ -568,7 +604,7 @@ pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
     // Re-check right before the renames: a file may have appeared during the run.
     check_destination(&opts.out_dir, &stem, opts.force)?;
     staged.commit()?;
-    phases.push(("sync, check, rename", t.elapsed()));
+    phase_done(&mut phases, "sync, check, rename", t, opts.log);
 
     Ok(SetupReport {
         stem,
@@ -672,7 +708,8 @@ mod tests {
             theirs.write(&mut want).unwrap();
             let mut cs = <R1csCs as bellperson::ConstraintSystem<Scalar>>::new();
             Toy(n).synthesize(&mut cs).unwrap();
-            let (gen, ours) = generate(cs.finish().unwrap(), &toxic, Vec::new(), false).unwrap();
+            let (gen, ours) =
+                generate(cs.finish().unwrap(), &toxic, Vec::new(), false, false).unwrap();
             assert_eq!(ours.len(), want.len(), "n = {n}: file sizes");
             assert!(ours == want, "n = {n}: bytes differ from bellperson's");
             let mut vk = Vec::new();
