@@ -19,12 +19,15 @@ for base in (spec.submodule_search_locations if spec else []):
 PY
 }
 PTXAS="${PTXAS:-$(find_ptxas || true)}"
-if [ -z "$PTXAS" ] || ! "$PTXAS" --version | grep -q "V${VERSION}"; then
+# (read the version into a variable: with pipefail, `ptxas --version | grep -q`
+# can fail when grep closes the pipe early)
+ver() { "$PTXAS" --version 2>/dev/null || true; }
+if [ -z "$PTXAS" ] || [[ "$(ver)" != *"V${VERSION}"* ]]; then
   echo "ptx-check: installing nvidia-cuda-nvcc==${VERSION}" >&2
   python3 -m pip install -q "nvidia-cuda-nvcc==${VERSION}" >&2
   PTXAS="$(find_ptxas)"
 fi
-"$PTXAS" --version | grep -q "V${VERSION}" || { echo "ptx-check: need ptxas ${VERSION}, got: $("$PTXAS" --version | tail -1)" >&2; exit 1; }
+[[ "$(ver)" == *"V${VERSION}"* ]] || { echo "ptx-check: need ptxas ${VERSION}, got: $(ver | tail -1)" >&2; exit 1; }
 TMP="$(mktemp -d)"; trap 'rm -rf "$TMP"' EXIT
 fail=0
 while IFS= read -r line; do
