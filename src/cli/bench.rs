@@ -82,6 +82,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
         out_dir: args.out_dir.clone(),
         progress: std::io::stderr().is_terminal(),
     };
+    filsnark::porep::remove_temp_files_on_interrupt();
     let report = bench::run(&inputs, &opts, &Cpu::new())?;
     if let Some(path) = &args.json {
         let json = serde_json::to_vec_pretty(&report).context("serializing the bench report")?;

@@ -99,6 +99,7 @@ fn default_out(c1: Option<&Path>) -> PathBuf {
 pub fn prove(cmd: ProveCmd) -> Result<()> {
     let ProveCmd::Porep(args) = cmd;
     let (c1, sector) = args.sector.load()?;
+    porep::remove_temp_files_on_interrupt();
     let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
     let opts = ProveOptions {
         sector: sector.clone(),
