@@ -136,6 +136,9 @@ pub fn check(r: sys::CUresult, call: &'static str) -> Result<()> {
     })
 }
 
+/// Oldest driver the GPU path runs on (cuDriverGetVersion encoding: 12080 = 12.8).
+pub const MIN_DRIVER: i32 = 12080;
+
 static INIT: OnceLock<std::result::Result<(), GpuError>> = OnceLock::new();
 
 /// Loads the driver library and calls `cuInit` once. Every other entry point
@@ -153,11 +156,33 @@ pub fn init() -> Result<()> {
         match check(r, "cuInit") {
             Err(GpuError::Cuda {
                 name, description, ..
-            }) => Err(GpuError::NoGpu(format!(
-                "cuInit failed: {name}: {description}"
-            ))),
-            other => other,
+            }) => {
+                return Err(GpuError::NoGpu(format!(
+                    "cuInit failed: {name}: {description}"
+                )))
+            }
+            Err(e) => return Err(e),
+            Ok(()) => {}
         }
+        // cudarc resolves each symbol on first use and panics if the driver
+        // lacks it; the newest entry point used here (cuEventElapsedTime_v2)
+        // came with CUDA 12.8, so older drivers are treated as "no GPU".
+        let mut v = 0;
+        // SAFETY: v is a valid out-pointer; the symbol exists in every driver.
+        check(
+            unsafe { sys::cuDriverGetVersion(&mut v) },
+            "cuDriverGetVersion",
+        )?;
+        if v < MIN_DRIVER {
+            return Err(GpuError::NoGpu(format!(
+                "the CUDA driver supports CUDA {}.{}; the GPU path needs {}.{} or newer",
+                v / 1000,
+                (v % 1000) / 10,
+                MIN_DRIVER / 1000,
+                (MIN_DRIVER % 1000) / 10
+            )));
+        }
+        Ok(())
     })
     .clone()
 }
