@@ -6,6 +6,8 @@
 #      SEED (default 1), KEEP=1 keeps the generated files.
 # Prints one line per size: size, wall s, peak RSS MiB, user s, sys s, .params bytes, and the
 # tool's own phase timings above it.
+# On a shared machine, other jobs take CPU time from the run: `nice -n -10 scripts/bench-setup.sh`
+# (as root) gives it the cores first; the user/sys times are the load-independent figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")

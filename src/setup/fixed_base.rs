@@ -330,6 +330,7 @@ impl<C: Curve> Table<C> {
     /// an affine addition then costs about 6 multiplications instead of ~11 for a Jacobian one.
     /// Additions of a point to itself or its negative (x equal) go through blst's complete
     /// Jacobian formula.
+    #[allow(clippy::needless_range_loop)]
     pub fn mul_block_affine(&self, s: &[Scalar]) -> Vec<C::A> {
         let n = s.len();
         let digs: Vec<[i32; NWIN]> = s.iter().map(digits).collect();

@@ -156,9 +156,9 @@ mod tests {
         let u = eval_columns(&r, &r.a, &lag, scale);
         // Naive: for a variable, sum over rows.
         let mut want = vec![Scalar::ZERO; r.num_vars()];
-        for row in 0..r.num_constraints {
+        for (row, l) in lag.iter().enumerate().take(r.num_constraints) {
             for (c, id) in r.a.row(row) {
-                want[column(c, r.num_inputs)] += lag[row] * r.coeffs[id as usize] * scale;
+                want[column(c, r.num_inputs)] += *l * r.coeffs[id as usize] * scale;
             }
         }
         assert_eq!(u, want);

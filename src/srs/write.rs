@@ -92,7 +92,7 @@ impl<W: Write> ParamsWriter<W> {
             .context("points written before any section began")?;
         let size = kind.point_bytes();
         ensure!(
-            bytes.len() % size == 0,
+            bytes.len().is_multiple_of(size),
             "section {}: {} bytes are not whole points",
             kind.name(),
             bytes.len()
