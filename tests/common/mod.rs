@@ -1,14 +1,15 @@
 //! Shared test support: sealing real 2KiB sectors, the cached test parameters, and running the
 //! `filsnark` binary.
 #![allow(dead_code)]
+pub mod params;
 pub mod seal;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Directory with 2KiB PoRep parameters under their official names.
+/// Directory with 2KiB PoRep parameters under their official names (made once, cached).
 pub fn params_dir() -> PathBuf {
-    PathBuf::from(std::env::var("FILSNARK_TEST_PARAMS").expect("set FILSNARK_TEST_PARAMS"))
+    params::test_params_dir()
 }
 
 /// Points filecoin-proofs (which reads FIL_PROOFS_PARAMETER_CACHE once) at the test parameters.
