@@ -25,11 +25,11 @@ step() { # name, command...
   [ $r -ne 0 ] && rc=1
   return 0
 }
-step info     $P/filsnark-gpu-check info
-step selftest $P/filsnark-gpu-check selftest "$N"
-step bench    $P/filsnark-gpu-check bench
+step info     $P/filsnark info
+step selftest $P/filsnark selftest gpu --n "$N"
+step bench    $P/filsnark bench kernels
 FILSNARK_SELFTEST_N=65536 FILSNARK_EXPECT_GPU=1 step tests $P/gpu_kernels --include-ignored --test-threads=1 --nocapture
-step memcheck timeout 300 compute-sanitizer --tool memcheck --print-limit 20 $P/filsnark-gpu-check selftest 4096
+step memcheck timeout 300 compute-sanitizer --tool memcheck --print-limit 20 $P/filsnark selftest gpu --n 4096
 kill $DMON 2>/dev/null
 {
   echo "== summary"; cat "$OUT/summary.log"

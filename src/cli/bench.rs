@@ -22,6 +22,11 @@ docs/bench-json.md (schema filsnark-bench-porep, version 1); --timeline draws ea
 (synthesis, queue, device, verify) over time, grouped by device."
     )]
     Porep(BenchArgs),
+    /// GPU kernel throughput (Fr/Fp mul, Fp sqr, G1/G2 mixed add) next to the measured ceilings.
+    #[command(
+        after_help = "Example:\n  filsnark bench kernels\n\nNeeds an NVIDIA GPU; median of 7 timed runs after warm-up, CUDA events."
+    )]
+    Kernels,
 }
 
 #[derive(Args)]
@@ -62,14 +67,26 @@ pub struct BenchArgs {
 }
 
 pub fn run(cmd: BenchCmd) -> Result<()> {
-    let BenchCmd::Porep(args) = cmd;
-    let paths: Vec<Option<PathBuf>> =
-        if args.c1.is_empty() { vec![None] } else { args.c1.iter().cloned().map(Some).collect() };
+    let args = match cmd {
+        BenchCmd::Porep(args) => args,
+        BenchCmd::Kernels => {
+            println!("{}", filsnark::gpu::bench::kernels()?);
+            return Ok(());
+        }
+    };
+    let paths: Vec<Option<PathBuf>> = if args.c1.is_empty() {
+        vec![None]
+    } else {
+        args.c1.iter().cloned().map(Some).collect()
+    };
     let inputs = paths
         .iter()
         .map(|p| {
             let c1 = load_c1(p.as_deref())?;
-            let sector = SectorIdentity { miner_id: args.miner_id, sector_num: c1.sector_num(args.sector_num)? };
+            let sector = SectorIdentity {
+                miner_id: args.miner_id,
+                sector_num: c1.sector_num(args.sector_num)?,
+            };
             Ok((c1, sector))
         })
         .collect::<Result<Vec<_>>>()?;
@@ -86,7 +103,8 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
     let report = bench::run(&inputs, &opts, &Cpu::new())?;
     if let Some(path) = &args.json {
         let json = serde_json::to_vec_pretty(&report).context("serializing the bench report")?;
-        write_atomic(path, &json).with_context(|| format!("{}: cannot write the JSON report", path.display()))?;
+        write_atomic(path, &json)
+            .with_context(|| format!("{}: cannot write the JSON report", path.display()))?;
     }
     if let Some(path) = &args.timeline {
         write_atomic(path, bench::svg::timeline(&report).as_bytes())

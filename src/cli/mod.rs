@@ -35,6 +35,22 @@ enum Cmd {
     Params(params::ParamsCmd),
     /// Show the GPU driver, devices and PTX modules.
     Info,
+    /// Check the GPU arithmetic against blst on fresh random inputs (developers).
+    #[command(subcommand, hide = true)]
+    Selftest(SelftestCmd),
+}
+
+#[derive(Subcommand)]
+enum SelftestCmd {
+    /// Every PTX field and curve operation on N random inputs plus edge cases, against blst.
+    Gpu {
+        /// Elements per operation.
+        #[arg(long, default_value_t = 1 << 20)]
+        n: usize,
+        /// Reproduce a run: its seed in hex.
+        #[arg(long)]
+        seed: Option<String>,
+    },
 }
 
 /// An error that is a verdict (the proof is invalid), not a failure to run.
@@ -56,6 +72,7 @@ pub fn run() -> i32 {
         Cmd::Bench(c) => bench::run(c),
         Cmd::Params(c) => params::run(c),
         Cmd::Info => info(),
+        Cmd::Selftest(SelftestCmd::Gpu { n, seed }) => selftest_gpu(n, seed),
     };
     match res {
         Ok(()) => 0,
@@ -67,6 +84,23 @@ pub fn run() -> i32 {
             eprintln!("filsnark: error: {e:#}");
             2
         }
+    }
+}
+
+fn selftest_gpu(n: usize, seed: Option<String>) -> anyhow::Result<()> {
+    let report = match seed {
+        Some(s) => {
+            let seed = u64::from_str_radix(s.trim_start_matches("0x"), 16)
+                .map_err(|e| anyhow::anyhow!("--seed {s:?} is not hexadecimal: {e}"))?;
+            filsnark::gpu::selftest::run_seeded(n, seed)?
+        }
+        None => filsnark::gpu::selftest::run(n)?,
+    };
+    println!("{report}");
+    if report.ok() {
+        Ok(())
+    } else {
+        Err(Invalid("a GPU result differs from blst".into()).into())
     }
 }
 

@@ -83,27 +83,81 @@ pub(super) fn load_c1(path: Option<&Path>) -> Result<C1Input> {
     }
 }
 
+/// Where the built-in sample's insecure test parameters live (shared with the tests' cache).
+fn sample_params_cache() -> Option<PathBuf> {
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/filsnark/test-params-v1"))
+}
+
 impl SectorArgs {
+    /// The parameter directory to use. For the built-in sample without --params-dir, when the
+    /// usual places hold no 2KiB parameters, insecure test parameters in the user's cache are
+    /// used, made there once with `params setup` when `make` is set.
+    fn params_dir(&self, c1: &C1Input, make: bool) -> Result<Option<PathBuf>> {
+        if self.c1.is_some() || self.params_dir.is_some() {
+            return Ok(self.params_dir.clone());
+        }
+        let stem = filsnark::setup::porep_stem(c1.kind)?;
+        if filsnark::srs::locate::find(None, &stem, "params").is_ok() {
+            return Ok(None);
+        }
+        let Some(cache) = sample_params_cache() else {
+            return Ok(None);
+        };
+        if !cache.join(format!("{stem}.params")).is_file() {
+            if !make {
+                return Ok(None);
+            }
+            eprintln!(
+                "no 2KiB parameters found; making INSECURE test parameters for the built-in sample in {} (once, about a minute)",
+                cache.display()
+            );
+            filsnark::setup::setup_porep(&filsnark::setup::SetupOptions {
+                kind: c1.kind,
+                out_dir: cache.clone(),
+                seed: 1,
+                force: false,
+                progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+                log: false,
+            })?;
+        }
+        eprintln!(
+            "using insecure test parameters in {} for the built-in sample",
+            cache.display()
+        );
+        Ok(Some(cache))
+    }
+
     fn load(&self) -> Result<(C1Input, SectorIdentity)> {
         let c1 = load_c1(self.c1.as_deref())?;
-        let sector = SectorIdentity { miner_id: self.miner_id, sector_num: c1.sector_num(self.sector_num)? };
+        let sector = SectorIdentity {
+            miner_id: self.miner_id,
+            sector_num: c1.sector_num(self.sector_num)?,
+        };
         Ok((c1, sector))
     }
 }
 
 fn default_out(c1: Option<&Path>) -> PathBuf {
-    let stem = c1.and_then(|p| p.file_stem()).map(|s| s.to_string_lossy().into_owned());
-    PathBuf::from(format!("{}.proof", stem.unwrap_or_else(|| "sample-2kib".into())))
+    let stem = c1
+        .and_then(|p| p.file_stem())
+        .map(|s| s.to_string_lossy().into_owned());
+    PathBuf::from(format!(
+        "{}.proof",
+        stem.unwrap_or_else(|| "sample-2kib".into())
+    ))
 }
 
 pub fn prove(cmd: ProveCmd) -> Result<()> {
     let ProveCmd::Porep(args) = cmd;
     let (c1, sector) = args.sector.load()?;
     porep::remove_temp_files_on_interrupt();
-    let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
     let opts = ProveOptions {
         sector: sector.clone(),
-        params_dir: args.sector.params_dir.clone(),
+        params_dir: args.sector.params_dir(&c1, true)?,
         seed: args.seed,
         concurrency: args.concurrency,
         mem_budget: args.mem_budget,
@@ -122,7 +176,17 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
     println!("params: {}", report.params.display());
     println!(
         "{:>4} {:>12} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "part", "constraints", "synth s", "queue", "H ntt", "H msm", "L msm", "A msm", "B1 msm", "B2 msm", "verify"
+        "part",
+        "constraints",
+        "synth s",
+        "queue",
+        "H ntt",
+        "H msm",
+        "L msm",
+        "A msm",
+        "B1 msm",
+        "B2 msm",
+        "verify"
     );
     for (k, p) in report.partitions.iter().enumerate() {
         let t = &p.prove;
@@ -156,9 +220,10 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
 pub fn verify(cmd: VerifyCmd) -> Result<()> {
     let VerifyCmd::Porep(args) = cmd;
     let (c1, sector) = args.sector.load()?;
-    let bytes =
-        std::fs::read(&args.proof).with_context(|| format!("{}: cannot read the proof", args.proof.display()))?;
-    match porep::verify(&c1, &sector, args.sector.params_dir.as_deref(), &bytes)? {
+    let bytes = std::fs::read(&args.proof)
+        .with_context(|| format!("{}: cannot read the proof", args.proof.display()))?;
+    let params_dir = args.sector.params_dir(&c1, false)?;
+    match porep::verify(&c1, &sector, params_dir.as_deref(), &bytes)? {
         Ok(()) => {
             println!(
                 "valid: {} for miner t0{} sector {} ({})",
