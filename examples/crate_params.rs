@@ -2,7 +2,7 @@
 //! `generate_random_parameters`), under their official names in FIL_PROOFS_PARAMETER_CACHE.
 //! The slow reference that `filsnark params setup` is measured against (~12 min on 2 cores).
 //! Usage: FIL_PROOFS_PARAMETER_CACHE=DIR cargo run --release --example crate_params
-use filecoin_proofs::{parameters::public_params, SectorShape2KiB, DefaultPieceHasher};
+use filecoin_proofs::{parameters::public_params, DefaultPieceHasher, SectorShape2KiB};
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
 

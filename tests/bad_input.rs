@@ -18,7 +18,8 @@ fn fixture() -> PathBuf {
 fn prove_fails(c1: &Path, params: &Path, extra: &[&str], expect: &[&str]) -> String {
     let out = tempfile::tempdir().unwrap();
     let proof = out.path().join("p.proof");
-    let mut args = vec!["prove", "porep", "--c1", path_str(c1), "--params-dir", path_str(params), "-o", path_str(&proof)];
+    let mut args =
+        vec!["prove", "porep", "--c1", path_str(c1), "--params-dir", path_str(params), "-o", path_str(&proof)];
     args.extend_from_slice(extra);
     let o = filsnark(&args);
     let err = stderr(&o);
@@ -35,7 +36,8 @@ fn prove_fails(c1: &Path, params: &Path, extra: &[&str], expect: &[&str]) -> Str
 fn wrapper_with(edit: impl FnOnce(&mut serde_json::Value, &mut serde_json::Value)) -> tempfile::NamedTempFile {
     let mut w: serde_json::Value = serde_json::from_slice(&std::fs::read(fixture()).unwrap()).unwrap();
     let b64 = base64::engine::general_purpose::STANDARD;
-    let mut raw: serde_json::Value = serde_json::from_slice(&b64.decode(w["Phase1Out"].as_str().unwrap()).unwrap()).unwrap();
+    let mut raw: serde_json::Value =
+        serde_json::from_slice(&b64.decode(w["Phase1Out"].as_str().unwrap()).unwrap()).unwrap();
     edit(&mut w, &mut raw);
     w["Phase1Out"] = b64.encode(serde_json::to_vec(&raw).unwrap()).into();
     let mut f = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
@@ -92,7 +94,12 @@ fn c1_that_cannot_be_read() {
 
 #[test]
 fn c1_proved_for_the_wrong_miner() {
-    prove_fails(&fixture(), no_params().path(), &["--miner-id", "1001"], &["c1-2kib-t01000-s1.json", "miner t01001", "replica id"]);
+    prove_fails(
+        &fixture(),
+        no_params().path(),
+        &["--miner-id", "1001"],
+        &["c1-2kib-t01000-s1.json", "miner t01001", "replica id"],
+    );
 }
 
 #[test]
@@ -155,7 +162,12 @@ fn params_of_another_sector_size() {
     let mut c = counts_2kib();
     c[1] = 3_842_449;
     let p = sparse_params(dir.path(), c, 0);
-    prove_fails(&fixture(), dir.path(), &[], &[path_str(&p), "section l has 3842449 points", "another circuit or sector size"]);
+    prove_fails(
+        &fixture(),
+        dir.path(),
+        &[],
+        &[path_str(&p), "section l has 3842449 points", "another circuit or sector size"],
+    );
 }
 
 #[test]

@@ -18,18 +18,11 @@ mod seal;
 use params::{test_params_dir, STEM_2KIB};
 
 fn filsnark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_filsnark"))
-        .args(args)
-        .output()
-        .expect("run filsnark")
+    Command::new(env!("CARGO_BIN_EXE_filsnark")).args(args).output().expect("run filsnark")
 }
 
 fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
 fn s(p: &Path) -> &str {
@@ -46,49 +39,19 @@ fn filecoin_proofs_c2_proves_and_verifies_with_setup_params() {
     std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
     let work = tempfile::tempdir().unwrap();
     let (miner, sector) = (1234u64, 7u64);
-    let c1: SealCommitPhase1Output =
-        seal::seal_2kib(miner, sector, 42, work.path()).expect("seal a 2KiB sector");
-    let (registered, comm_r, comm_d, ticket, seed) = (
-        c1.registered_proof,
-        c1.comm_r,
-        c1.comm_d,
-        c1.ticket,
-        c1.seed,
-    );
+    let c1: SealCommitPhase1Output = seal::seal_2kib(miner, sector, 42, work.path()).expect("seal a 2KiB sector");
+    let (registered, comm_r, comm_d, ticket, seed) = (c1.registered_proof, c1.comm_r, c1.comm_d, c1.ticket, c1.seed);
     let prover = seal::prover_id(miner);
     let t = std::time::Instant::now();
-    let out = seal_commit_phase2(c1, prover, SectorId::from(sector))
-        .expect("filecoin-proofs C2 with setup params");
+    let out = seal_commit_phase2(c1, prover, SectorId::from(sector)).expect("filecoin-proofs C2 with setup params");
     eprintln!("filecoin-proofs C2: {:.1} s", t.elapsed().as_secs_f64());
     assert_eq!(out.proof.len(), 192);
-    let ok = verify_seal(
-        registered,
-        comm_r,
-        comm_d,
-        prover,
-        SectorId::from(sector),
-        ticket,
-        seed,
-        &out.proof,
-    )
-    .unwrap();
-    assert!(
-        ok,
-        "verify_seal rejected a C2 proof made with filsnark setup parameters"
-    );
+    let ok = verify_seal(registered, comm_r, comm_d, prover, SectorId::from(sector), ticket, seed, &out.proof).unwrap();
+    assert!(ok, "verify_seal rejected a C2 proof made with filsnark setup parameters");
     let mut bad = out.proof.clone();
     bad[100] ^= 1;
-    let rejected = !verify_seal(
-        registered,
-        comm_r,
-        comm_d,
-        prover,
-        SectorId::from(sector),
-        ticket,
-        seed,
-        &bad,
-    )
-    .unwrap_or(false);
+    let rejected =
+        !verify_seal(registered, comm_r, comm_d, prover, SectorId::from(sector), ticket, seed, &bad).unwrap_or(false);
     assert!(rejected, "verify_seal accepted a corrupted proof");
 }
 
@@ -100,40 +63,19 @@ fn filsnark_prove_and_verify_with_setup_params() {
     let params = dir.join(format!("{STEM_2KIB}.params"));
     let vk = std::fs::read(dir.join(format!("{STEM_2KIB}.vk"))).unwrap();
     let head = std::fs::read(&params).unwrap();
-    assert_eq!(
-        &head[..vk.len()],
-        &vk[..],
-        "the .vk file is not the head of the .params file"
-    );
+    assert_eq!(&head[..vk.len()], &vk[..], "the .vk file is not the head of the .params file");
     assert_eq!(head.len(), 1_114_707_768, "2KiB .params size (FACTS.md)");
     drop(head);
 
     let info = filsnark(&["params", "info", s(&params)]);
     assert!(info.status.success(), "{}", text(&info));
-    assert!(
-        text(&info).contains("INSECURE TEST PARAMETERS made by filsnark params setup, seed"),
-        "{}",
-        text(&info)
-    );
+    assert!(text(&info).contains("INSECURE TEST PARAMETERS made by filsnark params setup, seed"), "{}", text(&info));
 
     let work = tempfile::tempdir().unwrap();
     let proof = work.path().join("proof.bin");
-    let fixture = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/params/fixtures/c1-2kib-t01000-s1.json"
-    );
-    let p = filsnark(&[
-        "prove",
-        "porep",
-        "--c1",
-        fixture,
-        "--miner-id",
-        "1000",
-        "--params-dir",
-        s(&dir),
-        "-o",
-        s(&proof),
-    ]);
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/params/fixtures/c1-2kib-t01000-s1.json");
+    let p =
+        filsnark(&["prove", "porep", "--c1", fixture, "--miner-id", "1000", "--params-dir", s(&dir), "-o", s(&proof)]);
     assert!(p.status.success(), "filsnark prove failed:\n{}", text(&p));
     assert_eq!(std::fs::metadata(&proof).unwrap().len(), 192);
     let v = filsnark(&[
@@ -152,18 +94,7 @@ fn filsnark_prove_and_verify_with_setup_params() {
 }
 
 fn setup_into(dir: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "params",
-        "setup",
-        "--proof",
-        "porep",
-        "--sector-size",
-        "2KiB",
-        "--seed",
-        "3",
-        "--out",
-        s(dir),
-    ];
+    let mut args = vec!["params", "setup", "--proof", "porep", "--sector-size", "2KiB", "--seed", "3", "--out", s(dir)];
     args.extend_from_slice(extra);
     filsnark(&args)
 }
@@ -174,16 +105,8 @@ fn setup_refuses_the_production_cache_without_force() {
     let existed = prod.exists();
     let o = setup_into(prod, &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(
-        text(&o).contains("production parameter cache"),
-        "{}",
-        text(&o)
-    );
-    assert_eq!(
-        prod.exists(),
-        existed,
-        "the refusal must not create the directory"
-    );
+    assert!(text(&o).contains("production parameter cache"), "{}", text(&o));
+    assert_eq!(prod.exists(), existed, "the refusal must not create the directory");
     // The same directory spelt differently is refused too.
     let o = setup_into(Path::new("/var/tmp/./filecoin-proof-parameters/"), &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
@@ -197,11 +120,7 @@ fn setup_refuses_to_overwrite_without_force() {
         std::fs::write(&existing, b"keep me").unwrap();
         let o = setup_into(work.path(), &[]);
         assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-        assert!(
-            text(&o).contains("already exists; pass --force"),
-            "{}",
-            text(&o)
-        );
+        assert!(text(&o).contains("already exists; pass --force"), "{}", text(&o));
         assert_eq!(std::fs::read(&existing).unwrap(), b"keep me");
         std::fs::remove_file(&existing).unwrap();
     }
@@ -212,14 +131,7 @@ fn setup_refuses_to_overwrite_without_force() {
 #[test]
 fn setup_rejects_unknown_sizes() {
     let work = tempfile::tempdir().unwrap();
-    let o = filsnark(&[
-        "params",
-        "setup",
-        "--sector-size",
-        "4KiB",
-        "--out",
-        s(work.path()),
-    ]);
+    let o = filsnark(&["params", "setup", "--sector-size", "4KiB", "--out", s(work.path())]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("unknown sector size"), "{}", text(&o));
 }
@@ -230,25 +142,13 @@ fn setup_rejects_unknown_sizes() {
 fn killed_setup_leaves_no_official_files() {
     let work = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_filsnark"))
-        .args([
-            "params",
-            "setup",
-            "--sector-size",
-            "2KiB",
-            "--seed",
-            "9",
-            "--out",
-            s(work.path()),
-        ])
+        .args(["params", "setup", "--sector-size", "2KiB", "--seed", "9", "--out", s(work.path())])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let names = |dir: &Path| -> Vec<String> {
-        std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect()
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
     };
     let t = std::time::Instant::now();
     while !names(work.path()).iter().any(|n| n.contains(".tmp-")) {
@@ -260,9 +160,5 @@ fn killed_setup_leaves_no_official_files() {
     child.kill().unwrap();
     child.wait().unwrap();
     let left = names(work.path());
-    assert!(
-        left.iter()
-            .all(|n| n.starts_with('.') && n.contains(".tmp-")),
-        "left behind: {left:?}"
-    );
+    assert!(left.iter().all(|n| n.starts_with('.') && n.contains(".tmp-")), "left behind: {left:?}");
 }

@@ -41,7 +41,15 @@ fn chain_accepts(s: &Sealed, miner: u64, proof: &[u8]) -> bool {
 fn prove(s: &Sealed, params: &Path, out: &Path) -> Vec<u8> {
     let miner = s.miner.to_string();
     let o = filsnark(&[
-        "prove", "porep", "--c1", path_str(&s.c1_path), "--miner-id", &miner, "--params-dir", path_str(params), "-o",
+        "prove",
+        "porep",
+        "--c1",
+        path_str(&s.c1_path),
+        "--miner-id",
+        &miner,
+        "--params-dir",
+        path_str(params),
+        "-o",
         path_str(out),
     ]);
     assert!(o.status.success(), "prove failed: {}", stderr(&o));
@@ -51,8 +59,16 @@ fn prove(s: &Sealed, params: &Path, out: &Path) -> Vec<u8> {
 fn filsnark_verify(s: &Sealed, miner: u64, params: &Path, proof: &Path) -> (i32, String) {
     let miner = miner.to_string();
     let o = filsnark(&[
-        "verify", "porep", "--c1", path_str(&s.c1_path), "--miner-id", &miner, "--params-dir", path_str(params),
-        "--proof", path_str(proof),
+        "verify",
+        "porep",
+        "--c1",
+        path_str(&s.c1_path),
+        "--miner-id",
+        &miner,
+        "--params-dir",
+        path_str(params),
+        "--proof",
+        path_str(proof),
     ]);
     (o.status.code().unwrap_or(-1), stderr(&o))
 }
@@ -113,7 +129,15 @@ fn same_seed_gives_the_same_proof_bytes() {
     let run = |name: &str, seed: &str| {
         let out = dir.path().join(name);
         let o = filsnark(&[
-            "prove", "porep", "--c1", path_str(&fixture), "--params-dir", path_str(&params), "--seed", seed, "-o",
+            "prove",
+            "porep",
+            "--c1",
+            path_str(&fixture),
+            "--params-dir",
+            path_str(&params),
+            "--seed",
+            seed,
+            "-o",
             path_str(&out),
         ]);
         assert!(o.status.success(), "{}", stderr(&o));

@@ -10,8 +10,8 @@ use blstrs::Scalar;
 use ff::Field;
 use filecoin_hashers::{Domain, Hasher};
 use filecoin_proofs::{
-    parameters::public_params, DefaultPieceDomain, DefaultPieceHasher, PoRepConfig, SectorShape2KiB,
-    SectorShape32GiB, SectorShape512MiB, SectorShape64GiB, SectorShape8MiB,
+    parameters::public_params, DefaultPieceDomain, DefaultPieceHasher, PoRepConfig, SectorShape2KiB, SectorShape32GiB,
+    SectorShape512MiB, SectorShape64GiB, SectorShape8MiB,
 };
 use filecoin_proofs_api::RegisteredSealProof;
 use storage_proofs_core::{
@@ -122,7 +122,8 @@ impl<Tree: 'static + MerkleTreeTrait> Statement for PorepStatement<Tree> {
         Ok(out)
     }
     fn params_stem(&self) -> String {
-        let id = <StackedCompound<Tree, G> as CacheableParameters<StackedCircuit<Tree, G>, _>>::cache_identifier(&self.pp);
+        let id =
+            <StackedCompound<Tree, G> as CacheableParameters<StackedCircuit<Tree, G>, _>>::cache_identifier(&self.pp);
         format!("v{VERSION}-{id}")
     }
 }
@@ -179,7 +180,10 @@ impl SealPublic {
     }
 }
 
-fn load_circuits<Tree: 'static + MerkleTreeTrait>(c1: &C1Input, sector: &SectorIdentity) -> Result<Box<dyn CircuitsDyn>> {
+fn load_circuits<Tree: 'static + MerkleTreeTrait>(
+    c1: &C1Input,
+    sector: &SectorIdentity,
+) -> Result<Box<dyn CircuitsDyn>> {
     let public = SealPublic::of(c1);
     let derived = PorepStatement::<Tree>::new(c1.kind, &public, sector)?;
     let theirs: Scalar = c1.output.replica_id.into();
@@ -231,7 +235,6 @@ pub fn statement(public: &SealPublic, sector: &SectorIdentity) -> Result<Box<dyn
         PorepKind::S64GiB => Box::new(PorepStatement::<SectorShape64GiB>::new(kind, public, sector)?),
     })
 }
-
 
 fn blank_with<Tree: 'static + MerkleTreeTrait, CS: bellperson::ConstraintSystem<Scalar>>(
     kind: PorepKind,

@@ -49,11 +49,7 @@ impl Matrix {
     fn with_capacity(rows: usize, nnz: usize) -> Self {
         let mut row_ptr = Vec::with_capacity(rows + 1);
         row_ptr.push(0);
-        Matrix {
-            row_ptr,
-            cols: Vec::with_capacity(nnz),
-            coeff_ids: Vec::with_capacity(nnz),
-        }
+        Matrix { row_ptr, cols: Vec::with_capacity(nnz), coeff_ids: Vec::with_capacity(nnz) }
     }
 
     pub fn rows(&self) -> usize {
@@ -68,10 +64,7 @@ impl Matrix {
     #[inline]
     pub fn row(&self, r: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
         let (s, e) = (self.row_ptr[r] as usize, self.row_ptr[r + 1] as usize);
-        self.cols[s..e]
-            .iter()
-            .copied()
-            .zip(self.coeff_ids[s..e].iter().copied())
+        self.cols[s..e].iter().copied().zip(self.coeff_ids[s..e].iter().copied())
     }
 
     /// Bytes held (capacity not counted).
@@ -121,10 +114,7 @@ impl R1cs {
     pub fn mul_vec(&self, m: &Matrix, inputs: &[Scalar], aux: &[Scalar]) -> Vec<Scalar> {
         use rayon::prelude::*;
         let mut out = vec![Scalar::ZERO; m.rows()];
-        out.par_iter_mut()
-            .with_min_len(1 << 12)
-            .enumerate()
-            .for_each(|(r, o)| *o = self.eval_row(m, r, inputs, aux));
+        out.par_iter_mut().with_min_len(1 << 12).enumerate().for_each(|(r, o)| *o = self.eval_row(m, r, inputs, aux));
         out
     }
 
@@ -185,10 +175,7 @@ impl R1csCs {
             m.coeff_ids.push(ONE_ID);
             self.close_row();
         }
-        if self.overflow
-            || self.r.num_aux >= INPUT_FLAG as usize
-            || self.r.num_inputs >= INPUT_FLAG as usize
-        {
+        if self.overflow || self.r.num_aux >= INPUT_FLAG as usize || self.r.num_inputs >= INPUT_FLAG as usize {
             bail!("the circuit is too large for a u32-indexed R1CS");
         }
         let mut r = self.r;
@@ -221,25 +208,21 @@ impl R1csCs {
     }
 
     fn record(&mut self, which: usize, lc: &LinearCombination<Scalar>) {
-        let R1cs {
-            a, b, c, coeffs, ..
-        } = &mut self.r;
+        let R1cs { a, b, c, coeffs, .. } = &mut self.r;
         let m = [a, b, c].into_iter().nth(which).unwrap();
         for (&i, coeff) in lc.iter_inputs() {
             if bool::from(coeff.is_zero()) {
                 continue;
             }
             m.cols.push(i as u32 | INPUT_FLAG);
-            m.coeff_ids
-                .push(Self::coeff_id(&mut self.ids, coeffs, coeff));
+            m.coeff_ids.push(Self::coeff_id(&mut self.ids, coeffs, coeff));
         }
         for (&i, coeff) in lc.iter_aux() {
             if bool::from(coeff.is_zero()) {
                 continue;
             }
             m.cols.push(i as u32);
-            m.coeff_ids
-                .push(Self::coeff_id(&mut self.ids, coeffs, coeff));
+            m.coeff_ids.push(Self::coeff_id(&mut self.ids, coeffs, coeff));
         }
     }
 }
@@ -311,22 +294,14 @@ mod tests {
         let two = Scalar::from(2u64);
         // x · x = y ; (2x + 0·y) · ONE = 2x
         cs.enforce(|| "sq", |lc| lc + x, |lc| lc + x, |lc| lc + y);
-        cs.enforce(
-            || "dbl",
-            |lc| lc + (two, x) + (Scalar::ZERO, y),
-            |lc| lc + R1csCs::one(),
-            |lc| lc + (two, x),
-        );
+        cs.enforce(|| "dbl", |lc| lc + (two, x) + (Scalar::ZERO, y), |lc| lc + R1csCs::one(), |lc| lc + (two, x));
         let r = cs.finish().unwrap();
         assert_eq!((r.num_inputs, r.num_aux, r.num_constraints), (2, 1, 4));
         assert_eq!((r.a.nnz(), r.b.nnz(), r.c.nnz()), (4, 2, 2));
         assert_eq!(r.coeffs.len(), 2);
         assert_eq!(r.a.row(1).collect::<Vec<_>>(), vec![(0, 1)]);
         assert_eq!(r.a.row(2).collect::<Vec<_>>(), vec![(INPUT_FLAG, ONE_ID)]);
-        assert_eq!(
-            r.a.row(3).collect::<Vec<_>>(),
-            vec![(1 | INPUT_FLAG, ONE_ID)]
-        );
+        assert_eq!(r.a.row(3).collect::<Vec<_>>(), vec![(1 | INPUT_FLAG, ONE_ID)]);
         assert_eq!(r.b.row(2).count(), 0);
         let (inputs, aux) = ([Scalar::ONE, Scalar::from(9u64)], [Scalar::from(3u64)]);
         for row in 0..2 {
@@ -334,11 +309,8 @@ mod tests {
             let b = r.eval_row(&r.b, row, &inputs, &aux);
             assert_eq!(a * b, r.eval_row(&r.c, row, &inputs, &aux));
         }
-        let (a, b, c) = (
-            r.mul_vec(&r.a, &inputs, &aux),
-            r.mul_vec(&r.b, &inputs, &aux),
-            r.mul_vec(&r.c, &inputs, &aux),
-        );
+        let (a, b, c) =
+            (r.mul_vec(&r.a, &inputs, &aux), r.mul_vec(&r.b, &inputs, &aux), r.mul_vec(&r.c, &inputs, &aux));
         assert_eq!(a.len(), 4);
         for row in 0..4 {
             assert_eq!(a[row] * b[row], c[row], "row {row}");

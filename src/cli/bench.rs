@@ -74,19 +74,13 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             return Ok(());
         }
     };
-    let paths: Vec<Option<PathBuf>> = if args.c1.is_empty() {
-        vec![None]
-    } else {
-        args.c1.iter().cloned().map(Some).collect()
-    };
+    let paths: Vec<Option<PathBuf>> =
+        if args.c1.is_empty() { vec![None] } else { args.c1.iter().cloned().map(Some).collect() };
     let inputs = paths
         .iter()
         .map(|p| {
             let c1 = load_c1(p.as_deref())?;
-            let sector = SectorIdentity {
-                miner_id: args.miner_id,
-                sector_num: c1.sector_num(args.sector_num)?,
-            };
+            let sector = SectorIdentity { miner_id: args.miner_id, sector_num: c1.sector_num(args.sector_num)? };
             Ok((c1, sector))
         })
         .collect::<Result<Vec<_>>>()?;
@@ -103,8 +97,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
     let report = bench::run(&inputs, &opts, &Cpu::new())?;
     if let Some(path) = &args.json {
         let json = serde_json::to_vec_pretty(&report).context("serializing the bench report")?;
-        write_atomic(path, &json)
-            .with_context(|| format!("{}: cannot write the JSON report", path.display()))?;
+        write_atomic(path, &json).with_context(|| format!("{}: cannot write the JSON report", path.display()))?;
     }
     if let Some(path) = &args.timeline {
         write_atomic(path, bench::svg::timeline(&report).as_bytes())

@@ -49,14 +49,7 @@ pub enum ParamsCmd {
 pub fn run(cmd: ParamsCmd) -> Result<()> {
     match cmd {
         ParamsCmd::Info { file } => info(file),
-        ParamsCmd::Setup {
-            proof,
-            sector_size,
-            out,
-            seed,
-            force,
-            r1cs_only,
-        } => {
+        ParamsCmd::Setup { proof, sector_size, out, seed, force, r1cs_only } => {
             if proof != "porep" {
                 bail!("--proof {proof}: only porep is supported");
             }
@@ -85,19 +78,10 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
                 return Ok(());
             }
             let seed = seed.unwrap_or_else(rand::random);
-            println!(
-                "INSECURE test parameters: porep {}, seed {seed}",
-                kind.name()
-            );
+            println!("INSECURE test parameters: porep {}, seed {seed}", kind.name());
             let out = out.expect("clap requires --out");
-            let opts = SetupOptions {
-                kind,
-                out_dir: out,
-                seed,
-                force,
-                progress: std::io::stderr().is_terminal(),
-                log: true,
-            };
+            let opts =
+                SetupOptions { kind, out_dir: out, seed, force, progress: std::io::stderr().is_terminal(), log: true };
             let r = setup::setup_porep(&opts)?;
             let s = &r.shape;
             println!(
@@ -135,31 +119,16 @@ fn info(file: PathBuf) -> Result<()> {
     let p = ParamsFile::open(&file)?;
     println!("file: {}", file.display());
     if let Ok(note) = std::fs::read_to_string(marker_path(&file)) {
-        println!(
-            "{}",
-            note.lines().next().unwrap_or("INSECURE TEST PARAMETERS")
-        );
+        println!("{}", note.lines().next().unwrap_or("INSECURE TEST PARAMETERS"));
     }
     println!("size: {} bytes", p.len());
     println!("public inputs (ic): {}", p.vk.ic.len());
-    println!(
-        "{:<6} {:>14} {:>16} {:>8}",
-        "section", "points", "offset", "bytes/pt"
-    );
+    println!("{:<6} {:>14} {:>16} {:>8}", "section", "points", "offset", "bytes/pt");
     for kind in SectionKind::ALL {
         let s = p.section(kind);
-        println!(
-            "{:<6} {:>14} {:>16} {:>8}",
-            kind.name(),
-            s.count,
-            s.offset,
-            kind.point_bytes()
-        );
+        println!("{:<6} {:>14} {:>16} {:>8}", kind.name(), s.count, s.offset, kind.point_bytes());
     }
     let h = p.section(SectionKind::H).count;
-    println!(
-        "domain: 2^{} (h = domain - 1)",
-        (h + 1).next_power_of_two().trailing_zeros()
-    );
+    println!("domain: 2^{} (h = domain - 1)", (h + 1).next_power_of_two().trailing_zeros());
     Ok(())
 }

@@ -120,41 +120,27 @@ impl SectorArgs {
                 log: false,
             })?;
         }
-        eprintln!(
-            "using insecure test parameters in {} for the built-in sample",
-            cache.display()
-        );
+        eprintln!("using insecure test parameters in {} for the built-in sample", cache.display());
         Ok(Some(cache))
     }
 
     fn load(&self) -> Result<(C1Input, SectorIdentity)> {
         let c1 = load_c1(self.c1.as_deref())?;
-        let sector = SectorIdentity {
-            miner_id: self.miner_id,
-            sector_num: c1.sector_num(self.sector_num)?,
-        };
+        let sector = SectorIdentity { miner_id: self.miner_id, sector_num: c1.sector_num(self.sector_num)? };
         Ok((c1, sector))
     }
 }
 
 fn default_out(c1: Option<&Path>) -> PathBuf {
-    let stem = c1
-        .and_then(|p| p.file_stem())
-        .map(|s| s.to_string_lossy().into_owned());
-    PathBuf::from(format!(
-        "{}.proof",
-        stem.unwrap_or_else(|| "sample-2kib".into())
-    ))
+    let stem = c1.and_then(|p| p.file_stem()).map(|s| s.to_string_lossy().into_owned());
+    PathBuf::from(format!("{}.proof", stem.unwrap_or_else(|| "sample-2kib".into())))
 }
 
 pub fn prove(cmd: ProveCmd) -> Result<()> {
     let ProveCmd::Porep(args) = cmd;
     let (c1, sector) = args.sector.load()?;
     porep::remove_temp_files_on_interrupt();
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
+    let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
     let opts = ProveOptions {
         sector: sector.clone(),
         params_dir: args.sector.params_dir(&c1, true)?,
@@ -176,17 +162,7 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
     println!("params: {}", report.params.display());
     println!(
         "{:>4} {:>12} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "part",
-        "constraints",
-        "synth s",
-        "queue",
-        "H ntt",
-        "H msm",
-        "L msm",
-        "A msm",
-        "B1 msm",
-        "B2 msm",
-        "verify"
+        "part", "constraints", "synth s", "queue", "H ntt", "H msm", "L msm", "A msm", "B1 msm", "B2 msm", "verify"
     );
     for (k, p) in report.partitions.iter().enumerate() {
         let t = &p.prove;
@@ -220,8 +196,8 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
 pub fn verify(cmd: VerifyCmd) -> Result<()> {
     let VerifyCmd::Porep(args) = cmd;
     let (c1, sector) = args.sector.load()?;
-    let bytes = std::fs::read(&args.proof)
-        .with_context(|| format!("{}: cannot read the proof", args.proof.display()))?;
+    let bytes =
+        std::fs::read(&args.proof).with_context(|| format!("{}: cannot read the proof", args.proof.display()))?;
     let params_dir = args.sector.params_dir(&c1, false)?;
     match porep::verify(&c1, &sector, params_dir.as_deref(), &bytes)? {
         Ok(()) => {

@@ -57,9 +57,7 @@ pub fn prove(srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<
     let a = query_g1(srs.raw(SectionKind::A), &Split::new(a_scalars));
     t.a_msm = clock.elapsed();
 
-    let b_scalars = || {
-        b_input_density.iter_set().map(|i| &inputs[i]).chain(b_aux_density.iter_set().map(|i| &aux[i]))
-    };
+    let b_scalars = || b_input_density.iter_set().map(|i| &inputs[i]).chain(b_aux_density.iter_set().map(|i| &aux[i]));
     let b_split = Split::new(b_scalars());
     let clock = Instant::now();
     let b_g1 = query_g1(srs.raw(SectionKind::BG1), &b_split);

@@ -97,17 +97,9 @@ pub fn kernels_with(repeats: usize, target_ms: f64) -> Result<Report> {
         ("G2 XYZZ mixed add", "bench_g2_madd", 0, None),
     ];
     for (name, kernel, words, ceiling) in specs {
-        rows.push(bench_one(
-            &gpu, &m, sms, name, kernel, words, ceiling, repeats, target_ms,
-        )?);
+        rows.push(bench_one(&gpu, &m, sms, name, kernel, words, ceiling, repeats, target_ms)?);
     }
-    Ok(Report {
-        device: dev.name()?,
-        sms,
-        max_clock_mhz: dev.clock_khz()? / 1000,
-        repeats,
-        rows,
-    })
+    Ok(Report { device: dev.name()?, sms, max_clock_mhz: dev.clock_khz()? / 1000, repeats, rows })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -127,14 +119,7 @@ fn bench_one(
     let mut blocks_per_sm = 0i32;
     // SAFETY: plain query on a valid function handle.
     super::driver::check(
-        unsafe {
-            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                &mut blocks_per_sm,
-                f_handle(&f),
-                block,
-                0,
-            )
-        },
+        unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks_per_sm, f_handle(&f), block, 0) },
         "cuOccupancyMaxActiveBlocksPerMultiprocessor",
     )?;
     let grid = (sms * blocks_per_sm.max(1) * 4) as u32; // four full waves
@@ -157,19 +142,11 @@ fn bench_one(
     } else if kernel.contains("g1") {
         let p = affine::<G1>(&random_points::<G1>(n, seed, 1));
         let q = affine::<G1>(&random_points::<G1>(n, seed, 2));
-        (
-            p.iter().flat_map(G1::aff_words).collect(),
-            q.iter().flat_map(G1::aff_words).collect(),
-            4 * G1::W,
-        )
+        (p.iter().flat_map(G1::aff_words).collect(), q.iter().flat_map(G1::aff_words).collect(), 4 * G1::W)
     } else {
         let p = affine::<G2>(&random_points::<G2>(n, seed, 1));
         let q = affine::<G2>(&random_points::<G2>(n, seed, 2));
-        (
-            p.iter().flat_map(G2::aff_words).collect(),
-            q.iter().flat_map(G2::aff_words).collect(),
-            4 * G2::W,
-        )
+        (p.iter().flat_map(G2::aff_words).collect(), q.iter().flat_map(G2::aff_words).collect(), 4 * G2::W)
     };
     let da = gpu.upload(&a)?;
     let db = gpu.upload(&b)?;
@@ -193,9 +170,7 @@ fn bench_one(
     }
     iters = ((iters as f64 * target_ms / t).max(1.0)) as u32;
     run(iters)?;
-    let mut ts = (0..repeats)
-        .map(|_| run(iters))
-        .collect::<Result<Vec<f64>>>()?;
+    let mut ts = (0..repeats).map(|_| run(iters)).collect::<Result<Vec<f64>>>()?;
     ts.sort_by(|x, y| x.partial_cmp(y).unwrap());
     let med = ts[ts.len() / 2];
     Ok(Row {

@@ -36,12 +36,7 @@ pub enum GpuError {
         kernel: Option<String>,
     },
     /// A PTX module did not JIT-compile; `log` is the JIT error log.
-    ModuleLoad {
-        module: String,
-        code: i32,
-        name: String,
-        log: String,
-    },
+    ModuleLoad { module: String, code: i32, name: String, log: String },
     /// Anything else detected by our own checks (sizes, arguments).
     Invalid(String),
 }
@@ -63,29 +58,15 @@ impl fmt::Display for GpuError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GpuError::NoGpu(why) => write!(f, "no GPU: {why}"),
-            GpuError::Cuda {
-                code,
-                name,
-                description,
-                call,
-                kernel,
-            } => {
+            GpuError::Cuda { code, name, description, call, kernel } => {
                 write!(f, "CUDA error {name} ({code}) in {call}")?;
                 if let Some(k) = kernel {
                     write!(f, " [kernel {k}]")?;
                 }
                 write!(f, ": {description}")
             }
-            GpuError::ModuleLoad {
-                module,
-                code,
-                name,
-                log,
-            } => {
-                write!(
-                    f,
-                    "PTX module '{module}' failed to load: {name} ({code})\nJIT log:\n{log}"
-                )
+            GpuError::ModuleLoad { module, code, name, log } => {
+                write!(f, "PTX module '{module}' failed to load: {name} ({code})\nJIT log:\n{log}")
             }
             GpuError::Invalid(s) => write!(f, "GPU backend: {s}"),
         }
@@ -127,13 +108,7 @@ pub fn check(r: sys::CUresult, call: &'static str) -> Result<()> {
     if r == sys::CUresult::CUDA_ERROR_NO_DEVICE {
         return Err(GpuError::NoGpu(format!("{call}: {name}: {description}")));
     }
-    Err(GpuError::Cuda {
-        code: r as i32,
-        name,
-        description,
-        call,
-        kernel: None,
-    })
+    Err(GpuError::Cuda { code: r as i32, name, description, call, kernel: None })
 }
 
 /// Oldest driver the GPU path runs on (cuDriverGetVersion encoding: 12080 = 12.8).
@@ -147,19 +122,13 @@ pub fn init() -> Result<()> {
     INIT.get_or_init(|| {
         // SAFETY: only probes whether the shared library can be opened.
         if !unsafe { sys::is_culib_present() } {
-            return Err(GpuError::NoGpu(
-                "the CUDA driver library (libcuda.so) was not found".into(),
-            ));
+            return Err(GpuError::NoGpu("the CUDA driver library (libcuda.so) was not found".into()));
         }
         // SAFETY: the library is present; cuInit has no pointer arguments.
         let r = unsafe { sys::cuInit(0) };
         match check(r, "cuInit") {
-            Err(GpuError::Cuda {
-                name, description, ..
-            }) => {
-                return Err(GpuError::NoGpu(format!(
-                    "cuInit failed: {name}: {description}"
-                )))
+            Err(GpuError::Cuda { name, description, .. }) => {
+                return Err(GpuError::NoGpu(format!("cuInit failed: {name}: {description}")))
             }
             Err(e) => return Err(e),
             Ok(()) => {}
@@ -169,10 +138,7 @@ pub fn init() -> Result<()> {
         // came with CUDA 12.8, so older drivers are treated as "no GPU".
         let mut v = 0;
         // SAFETY: v is a valid out-pointer; the symbol exists in every driver.
-        check(
-            unsafe { sys::cuDriverGetVersion(&mut v) },
-            "cuDriverGetVersion",
-        )?;
+        check(unsafe { sys::cuDriverGetVersion(&mut v) }, "cuDriverGetVersion")?;
         if v < MIN_DRIVER {
             return Err(GpuError::NoGpu(format!(
                 "the CUDA driver supports CUDA {}.{}; the GPU path needs {}.{} or newer",
@@ -192,10 +158,7 @@ pub fn driver_version() -> Result<i32> {
     init()?;
     let mut v = 0;
     // SAFETY: v is a valid out-pointer.
-    check(
-        unsafe { sys::cuDriverGetVersion(&mut v) },
-        "cuDriverGetVersion",
-    )?;
+    check(unsafe { sys::cuDriverGetVersion(&mut v) }, "cuDriverGetVersion")?;
     Ok(v)
 }
 
@@ -222,16 +185,11 @@ impl Device {
     pub fn get(ordinal: usize) -> Result<Device> {
         let n = device_count()?;
         if ordinal >= n {
-            return Err(GpuError::Invalid(format!(
-                "device {ordinal} requested, {n} present"
-            )));
+            return Err(GpuError::Invalid(format!("device {ordinal} requested, {n} present")));
         }
         let mut h = 0;
         // SAFETY: valid out-pointer, ordinal checked.
-        check(
-            unsafe { sys::cuDeviceGet(&mut h, ordinal as i32) },
-            "cuDeviceGet",
-        )?;
+        check(unsafe { sys::cuDeviceGet(&mut h, ordinal as i32) }, "cuDeviceGet")?;
         Ok(Device { ordinal, handle: h })
     }
 
@@ -242,33 +200,22 @@ impl Device {
     pub fn name(&self) -> Result<String> {
         let mut buf = [0 as std::ffi::c_char; 256];
         // SAFETY: buffer and its length are valid.
-        check(
-            unsafe { sys::cuDeviceGetName(buf.as_mut_ptr(), 256, self.handle) },
-            "cuDeviceGetName",
-        )?;
+        check(unsafe { sys::cuDeviceGetName(buf.as_mut_ptr(), 256, self.handle) }, "cuDeviceGetName")?;
         // SAFETY: the driver NUL-terminates within the buffer.
-        Ok(unsafe { CStr::from_ptr(buf.as_ptr()) }
-            .to_string_lossy()
-            .into_owned())
+        Ok(unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned())
     }
 
     pub fn total_memory(&self) -> Result<usize> {
         let mut b = 0usize;
         // SAFETY: valid out-pointer.
-        check(
-            unsafe { sys::cuDeviceTotalMem_v2(&mut b, self.handle) },
-            "cuDeviceTotalMem",
-        )?;
+        check(unsafe { sys::cuDeviceTotalMem_v2(&mut b, self.handle) }, "cuDeviceTotalMem")?;
         Ok(b)
     }
 
     pub fn attribute(&self, a: sys::CUdevice_attribute) -> Result<i32> {
         let mut v = 0;
         // SAFETY: valid out-pointer.
-        check(
-            unsafe { sys::cuDeviceGetAttribute(&mut v, a, self.handle) },
-            "cuDeviceGetAttribute",
-        )?;
+        check(unsafe { sys::cuDeviceGetAttribute(&mut v, a, self.handle) }, "cuDeviceGetAttribute")?;
         Ok(v)
     }
 
@@ -306,10 +253,7 @@ impl Context {
     pub fn new(device: Device) -> Result<Arc<Context>> {
         let mut ctx = std::ptr::null_mut();
         // SAFETY: valid out-pointer and device handle.
-        check(
-            unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, device.handle) },
-            "cuDevicePrimaryCtxRetain",
-        )?;
+        check(unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, device.handle) }, "cuDevicePrimaryCtxRetain")?;
         let c = Context { ctx, device };
         c.bind()?;
         Ok(Arc::new(c))
@@ -326,10 +270,7 @@ impl Context {
         self.bind()?;
         let (mut f, mut t) = (0usize, 0usize);
         // SAFETY: valid out-pointers, context current.
-        check(
-            unsafe { sys::cuMemGetInfo_v2(&mut f, &mut t) },
-            "cuMemGetInfo",
-        )?;
+        check(unsafe { sys::cuMemGetInfo_v2(&mut f, &mut t) }, "cuMemGetInfo")?;
         Ok((f, t))
     }
 
@@ -374,8 +315,7 @@ impl Module {
     /// error logs. A failure names the module and carries the error log.
     pub fn load(ctx: &Arc<Context>, name: &str, ptx: &str) -> Result<Module> {
         ctx.bind()?;
-        let image = CString::new(ptx)
-            .map_err(|_| GpuError::Invalid(format!("module {name}: NUL byte in PTX")))?;
+        let image = CString::new(ptx).map_err(|_| GpuError::Invalid(format!("module {name}: NUL byte in PTX")))?;
         const LOG: usize = 1 << 16;
         let mut info = vec![0u8; LOG];
         let mut error = vec![0u8; LOG];
@@ -417,20 +357,9 @@ impl Module {
             if !il.is_empty() {
                 log = format!("{log}\n{il}");
             }
-            return Err(GpuError::ModuleLoad {
-                module: name.to_string(),
-                code: r as i32,
-                name: ename,
-                log,
-            });
+            return Err(GpuError::ModuleLoad { module: name.to_string(), code: r as i32, name: ename, log });
         }
-        Ok(Module {
-            module,
-            name: name.to_string(),
-            info_log: log_string(&info),
-            load_ms,
-            ctx: ctx.clone(),
-        })
+        Ok(Module { module, name: name.to_string(), info_log: log_string(&info), load_ms, ctx: ctx.clone() })
     }
 
     pub fn function(&self, name: &str) -> Result<Function<'_>> {
@@ -438,16 +367,9 @@ impl Module {
         let cname = CString::new(name).map_err(|_| GpuError::Invalid("kernel name".into()))?;
         let mut f = std::ptr::null_mut();
         // SAFETY: valid module, NUL-terminated name, valid out-pointer.
-        check(
-            unsafe { sys::cuModuleGetFunction(&mut f, self.module, cname.as_ptr()) },
-            "cuModuleGetFunction",
-        )
-        .map_err(|e| e.with_kernel(&format!("{}::{}", self.name, name)))?;
-        Ok(Function {
-            f,
-            name: name.to_string(),
-            _m: PhantomData,
-        })
+        check(unsafe { sys::cuModuleGetFunction(&mut f, self.module, cname.as_ptr()) }, "cuModuleGetFunction")
+            .map_err(|e| e.with_kernel(&format!("{}::{}", self.name, name)))?;
+        Ok(Function { f, name: name.to_string(), _m: PhantomData })
     }
 
     pub fn context(&self) -> &Arc<Context> {
@@ -476,11 +398,8 @@ impl Function<'_> {
     pub fn attribute(&self, a: sys::CUfunction_attribute) -> Result<i32> {
         let mut v = 0;
         // SAFETY: valid function handle and out-pointer.
-        check(
-            unsafe { sys::cuFuncGetAttribute(&mut v, a, self.f) },
-            "cuFuncGetAttribute",
-        )
-        .map_err(|e| e.with_kernel(&self.name))?;
+        check(unsafe { sys::cuFuncGetAttribute(&mut v, a, self.f) }, "cuFuncGetAttribute")
+            .map_err(|e| e.with_kernel(&self.name))?;
         Ok(v)
     }
     /// Registers per thread.
@@ -501,29 +420,11 @@ impl Function<'_> {
     /// `args` must match the kernel's parameter list in number, order and
     /// size, and every device pointer passed must stay valid, and be large
     /// enough for what the kernel reads and writes, until the launch completes.
-    pub unsafe fn launch(
-        &self,
-        stream: &Stream,
-        grid: u32,
-        block: u32,
-        args: &[KernelArg],
-    ) -> Result<()> {
+    pub unsafe fn launch(&self, stream: &Stream, grid: u32, block: u32, args: &[KernelArg]) -> Result<()> {
         stream.ctx.bind()?;
         let mut ptrs: Vec<*mut c_void> = args.iter().map(|a| a.as_ptr()).collect();
         check(
-            sys::cuLaunchKernel(
-                self.f,
-                grid,
-                1,
-                1,
-                block,
-                1,
-                1,
-                0,
-                stream.s,
-                ptrs.as_mut_ptr(),
-                std::ptr::null_mut(),
-            ),
+            sys::cuLaunchKernel(self.f, grid, 1, 1, block, 1, 1, 0, stream.s, ptrs.as_mut_ptr(), std::ptr::null_mut()),
             "cuLaunchKernel",
         )
         .map_err(|e| e.with_kernel(&self.name))
@@ -561,24 +462,16 @@ impl Stream {
         let mut s = std::ptr::null_mut();
         // SAFETY: valid out-pointer, context current.
         check(
-            unsafe {
-                sys::cuStreamCreate(&mut s, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)
-            },
+            unsafe { sys::cuStreamCreate(&mut s, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32) },
             "cuStreamCreate",
         )?;
-        Ok(Arc::new(Stream {
-            s,
-            ctx: ctx.clone(),
-        }))
+        Ok(Arc::new(Stream { s, ctx: ctx.clone() }))
     }
 
     pub fn synchronize(&self) -> Result<()> {
         self.ctx.bind()?;
         // SAFETY: valid stream.
-        check(
-            unsafe { sys::cuStreamSynchronize(self.s) },
-            "cuStreamSynchronize",
-        )
+        check(unsafe { sys::cuStreamSynchronize(self.s) }, "cuStreamSynchronize")
     }
 
     pub fn context(&self) -> &Arc<Context> {
@@ -609,39 +502,24 @@ impl Event {
         ctx.bind()?;
         let mut e = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
-        check(
-            unsafe { sys::cuEventCreate(&mut e, sys::CUevent_flags::CU_EVENT_DEFAULT as u32) },
-            "cuEventCreate",
-        )?;
-        Ok(Event {
-            e,
-            ctx: ctx.clone(),
-        })
+        check(unsafe { sys::cuEventCreate(&mut e, sys::CUevent_flags::CU_EVENT_DEFAULT as u32) }, "cuEventCreate")?;
+        Ok(Event { e, ctx: ctx.clone() })
     }
     pub fn record(&self, stream: &Stream) -> Result<()> {
         self.ctx.bind()?;
         // SAFETY: valid event and stream of the same context.
-        check(
-            unsafe { sys::cuEventRecord(self.e, stream.s) },
-            "cuEventRecord",
-        )
+        check(unsafe { sys::cuEventRecord(self.e, stream.s) }, "cuEventRecord")
     }
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: valid event.
-        check(
-            unsafe { sys::cuEventSynchronize(self.e) },
-            "cuEventSynchronize",
-        )
+        check(unsafe { sys::cuEventSynchronize(self.e) }, "cuEventSynchronize")
     }
     /// Milliseconds from `self` to `end` (both recorded and completed).
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
         end.synchronize()?;
         let mut ms = 0f32;
         // SAFETY: valid events and out-pointer.
-        check(
-            unsafe { sys::cuEventElapsedTime_v2(&mut ms, self.e, end.e) },
-            "cuEventElapsedTime",
-        )?;
+        check(unsafe { sys::cuEventElapsedTime_v2(&mut ms, self.e, end.e) }, "cuEventElapsedTime")?;
         Ok(ms)
     }
 }
@@ -683,16 +561,8 @@ impl<T: Pod> DeviceBuffer<T> {
         let bytes = (len * std::mem::size_of::<T>()).max(1);
         let mut ptr = 0;
         // SAFETY: valid out-pointer and stream.
-        check(
-            unsafe { sys::cuMemAllocAsync(&mut ptr, bytes, stream.s) },
-            "cuMemAllocAsync",
-        )?;
-        Ok(DeviceBuffer {
-            ptr,
-            len,
-            stream: stream.clone(),
-            _t: PhantomData,
-        })
+        check(unsafe { sys::cuMemAllocAsync(&mut ptr, bytes, stream.s) }, "cuMemAllocAsync")?;
+        Ok(DeviceBuffer { ptr, len, stream: stream.clone(), _t: PhantomData })
     }
 
     pub fn len(&self) -> usize {
@@ -713,10 +583,7 @@ impl<T: Pod> DeviceBuffer<T> {
     pub fn fill_bytes(&mut self, v: u8) -> Result<()> {
         self.stream.ctx.bind()?;
         // SAFETY: the range is inside our allocation.
-        check(
-            unsafe { sys::cuMemsetD8Async(self.ptr, v, self.bytes(), self.stream.s) },
-            "cuMemsetD8Async",
-        )
+        check(unsafe { sys::cuMemsetD8Async(self.ptr, v, self.bytes(), self.stream.s) }, "cuMemsetD8Async")
     }
 
     /// Copies `src` into the buffer and waits for the copy (pageable or
@@ -742,11 +609,7 @@ impl<T: Pod> DeviceBuffer<T> {
     /// or [`HostRegistration`]).
     pub unsafe fn copy_from_host_async(&mut self, src: &[T]) -> Result<()> {
         if src.len() > self.len {
-            return Err(GpuError::Invalid(format!(
-                "copy of {} elements into a buffer of {}",
-                src.len(),
-                self.len
-            )));
+            return Err(GpuError::Invalid(format!("copy of {} elements into a buffer of {}", src.len(), self.len)));
         }
         self.stream.ctx.bind()?;
         check(
@@ -766,11 +629,7 @@ impl<T: Pod> DeviceBuffer<T> {
     /// `dst` must stay alive and untouched until the stream has passed the copy.
     pub unsafe fn copy_to_host_async(&self, dst: &mut [T]) -> Result<()> {
         if dst.len() > self.len {
-            return Err(GpuError::Invalid(format!(
-                "copy of {} elements from a buffer of {}",
-                dst.len(),
-                self.len
-            )));
+            return Err(GpuError::Invalid(format!("copy of {} elements from a buffer of {}", dst.len(), self.len)));
         }
         self.stream.ctx.bind()?;
         check(
@@ -811,17 +670,10 @@ impl<T: Pod> PinnedBuffer<T> {
         let bytes = (len * std::mem::size_of::<T>()).max(1);
         let mut p = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
-        check(
-            unsafe { sys::cuMemHostAlloc(&mut p, bytes, sys::CU_MEMHOSTALLOC_PORTABLE) },
-            "cuMemHostAlloc",
-        )?;
+        check(unsafe { sys::cuMemHostAlloc(&mut p, bytes, sys::CU_MEMHOSTALLOC_PORTABLE) }, "cuMemHostAlloc")?;
         // SAFETY: fresh allocation of `bytes` bytes; zero is a valid T (Pod).
         unsafe { std::ptr::write_bytes(p as *mut u8, 0, bytes) };
-        Ok(PinnedBuffer {
-            ptr: p as *mut T,
-            len,
-            ctx: ctx.clone(),
-        })
+        Ok(PinnedBuffer { ptr: p as *mut T, len, ctx: ctx.clone() })
     }
 }
 
@@ -872,10 +724,7 @@ impl<'a, T: Pod> HostRegistration<'a, T> {
                 "cuMemHostRegister",
             )?;
         }
-        Ok(HostRegistration {
-            buf,
-            ctx: ctx.clone(),
-        })
+        Ok(HostRegistration { buf, ctx: ctx.clone() })
     }
 }
 

@@ -31,12 +31,7 @@ pub fn info_report() -> String {
 
 fn report_inner(s: &mut String) -> driver::Result<()> {
     let v = driver::driver_version()?;
-    let _ = writeln!(
-        s,
-        "CUDA driver: {}.{} (cuDriverGetVersion {v})",
-        v / 1000,
-        (v % 1000) / 10
-    );
+    let _ = writeln!(s, "CUDA driver: {}.{} (cuDriverGetVersion {v})", v / 1000, (v % 1000) / 10);
     let devs = Device::all()?;
     for d in &devs {
         let ctx = Context::new(*d)?;
@@ -60,24 +55,12 @@ fn report_inner(s: &mut String) -> driver::Result<()> {
         match Module::load(&ctx, name, text) {
             Ok(m) => {
                 let ks = kernel_names(text);
-                let _ = writeln!(
-                    s,
-                    "PTX module {name}: JIT ok in {:.0} ms, {} kernels ({desc})",
-                    m.load_ms,
-                    ks.len()
-                );
+                let _ = writeln!(s, "PTX module {name}: JIT ok in {:.0} ms, {} kernels ({desc})", m.load_ms, ks.len());
                 for k in ks {
                     let f = m.function(&k)?;
                     let (regs, local) = (f.num_regs()?, f.local_bytes()?);
-                    let flag = if local > 0 {
-                        "  <-- local memory (spills)"
-                    } else {
-                        ""
-                    };
-                    let _ = writeln!(
-                        s,
-                        "    {k:<24} {regs:>3} registers, {local:>4} B local{flag}"
-                    );
+                    let flag = if local > 0 { "  <-- local memory (spills)" } else { "" };
+                    let _ = writeln!(s, "    {k:<24} {regs:>3} registers, {local:>4} B local{flag}");
                 }
             }
             Err(e) => {
@@ -86,14 +69,7 @@ fn report_inner(s: &mut String) -> driver::Result<()> {
             }
         }
     }
-    let _ = writeln!(
-        s,
-        "PTX: {}",
-        if all_ok {
-            "every module JIT-compiles"
-        } else {
-            "some modules FAILED to JIT-compile"
-        }
-    );
+    let _ =
+        writeln!(s, "PTX: {}", if all_ok { "every module JIT-compiles" } else { "some modules FAILED to JIT-compile" });
     Ok(())
 }

@@ -43,16 +43,12 @@ pub fn fr_from_words(w: &[u32]) -> blst_fr {
 }
 
 pub fn u64s_to_words(l: &[u64]) -> Vec<u32> {
-    l.iter()
-        .flat_map(|v| [*v as u32, (*v >> 32) as u32])
-        .collect()
+    l.iter().flat_map(|v| [*v as u32, (*v >> 32) as u32]).collect()
 }
 
 /// Big-endian bytes as the kernels load them: little-endian u32 words of the byte string.
 pub fn be_bytes_to_words(b: &[u8]) -> Vec<u32> {
-    b.chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    b.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
 pub fn fp2_words(x: &blst_fp2) -> [u32; 24] {
@@ -63,9 +59,7 @@ pub fn fp2_words(x: &blst_fp2) -> [u32; 24] {
 }
 
 pub fn fp2_from_words(w: &[u32]) -> blst_fp2 {
-    blst_fp2 {
-        fp: [fp_from_words(&w[..12]), fp_from_words(&w[12..24])],
-    }
+    blst_fp2 { fp: [fp_from_words(&w[..12]), fp_from_words(&w[12..24])] }
 }
 
 /// A curve group as the kernels see it: its base field is Fp (G1) or Fp2 (G2).
@@ -102,10 +96,7 @@ pub trait Group: Sync + Send + 'static {
         let (x, y, z) = Self::jac(p);
         let zz = Self::f_sqr(&z);
         let zzz = Self::f_mul(&zz, &z);
-        [x, y, zz, zzz]
-            .iter()
-            .flat_map(|c| Self::f_words(c))
-            .collect()
+        [x, y, zz, zzz].iter().flat_map(|c| Self::f_words(c)).collect()
     }
     /// Jacobian point from XYZZ words: (X ZZ ZZZ^2, Y ZZ^3 ZZZ^2, ZZ ZZZ).
     fn from_xyzz_words(w: &[u32]) -> Self::Jac {
@@ -128,11 +119,7 @@ pub trait Group: Sync + Send + 'static {
     }
     fn from_jac_words(w: &[u32]) -> Self::Jac {
         let n = Self::W;
-        Self::jac_new(
-            Self::f_from(&w[..n]),
-            Self::f_from(&w[n..2 * n]),
-            Self::f_from(&w[2 * n..3 * n]),
-        )
+        Self::jac_new(Self::f_from(&w[..n]), Self::f_from(&w[n..2 * n]), Self::f_from(&w[2 * n..3 * n]))
     }
     fn aff_words(p: &Self::Aff) -> Vec<u32> {
         let (x, y) = Self::aff(p);
@@ -335,9 +322,7 @@ mod tests {
     fn layouts_round_trip() {
         roundtrip::<G1>();
         roundtrip::<G2>();
-        let x = blst_fp {
-            l: [1, 2, 3, 4, 5, 6 | (7 << 32)],
-        };
+        let x = blst_fp { l: [1, 2, 3, 4, 5, 6 | (7 << 32)] };
         assert_eq!(fp_from_words(&fp_words(&x)), x);
     }
 

@@ -21,9 +21,7 @@ pub mod ptx;
 pub mod selftest;
 pub mod srs;
 
-pub use driver::{
-    Context, Device, DeviceBuffer, Event, GpuError, Module, PinnedBuffer, Result, Stream,
-};
+pub use driver::{Context, Device, DeviceBuffer, Event, GpuError, Module, PinnedBuffer, Result, Stream};
 
 use std::sync::Arc;
 
@@ -44,8 +42,7 @@ impl Gpu {
 
     /// JIT-loads the embedded module `name`.
     pub fn load(&self, name: &str) -> Result<Module> {
-        let text = ptx::module(name)
-            .ok_or_else(|| GpuError::Invalid(format!("no embedded PTX module '{name}'")))?;
+        let text = ptx::module(name).ok_or_else(|| GpuError::Invalid(format!("no embedded PTX module '{name}'")))?;
         Module::load(&self.ctx, name, text)
     }
 

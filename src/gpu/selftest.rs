@@ -42,26 +42,14 @@ impl Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "GPU self-test on {} (seed {:#x}, n = {} per operation)",
-            self.device, self.seed, self.n
-        )?;
-        writeln!(
-            f,
-            "{:<22} {:>9} {:>10} {:>10}  result",
-            "operation", "n", "mismatch", "kernel ms"
-        )?;
+        writeln!(f, "GPU self-test on {} (seed {:#x}, n = {} per operation)", self.device, self.seed, self.n)?;
+        writeln!(f, "{:<22} {:>9} {:>10} {:>10}  result", "operation", "n", "mismatch", "kernel ms")?;
         for c in &self.checks {
             let r = match c.first_bad {
                 None => "ok".to_string(),
                 Some(i) => format!("FAIL (first at index {i})"),
             };
-            writeln!(
-                f,
-                "{:<22} {:>9} {:>10} {:>10.3}  {r}",
-                c.name, c.n, c.mismatches, c.gpu_ms
-            )?;
+            writeln!(f, "{:<22} {:>9} {:>10} {:>10.3}  {r}", c.name, c.n, c.mismatches, c.gpu_ms)?;
         }
         let bad = self.checks.iter().filter(|c| c.mismatches > 0).count();
         write!(
@@ -99,13 +87,7 @@ pub fn run_seeded(n: usize, seed: u64) -> Result<Report> {
     let sm = gpu.load("srs")?;
     srs_check::<G1>(&gpu, &sm, n, seed, &mut checks)?;
     srs_check::<G2>(&gpu, &sm, n, seed, &mut checks)?;
-    Ok(Report {
-        device,
-        seed,
-        n,
-        checks,
-        seconds: t0.elapsed().as_secs_f64(),
-    })
+    Ok(Report { device, seed, n, checks, seconds: t0.elapsed().as_secs_f64() })
 }
 
 // ---------------------------------------------------------------------------
@@ -122,10 +104,7 @@ pub(crate) fn launch_ew(
     n: usize,
 ) -> Result<(Vec<u32>, f64)> {
     let f = m.function(kernel)?;
-    let bufs = ins
-        .iter()
-        .map(|x| gpu.upload(x))
-        .collect::<Result<Vec<DeviceBuffer<u32>>>>()?;
+    let bufs = ins.iter().map(|x| gpu.upload(x)).collect::<Result<Vec<DeviceBuffer<u32>>>>()?;
     let mut out = gpu.alloc::<u32>(n * out_words)?;
     out.fill_bytes(0xA5)?;
     let block = f.max_threads_per_block()?.clamp(32, 256) as u32;
@@ -160,12 +139,7 @@ fn rng(seed: u64, tag: u64, chunk: u64) -> ChaCha20Rng {
 const CHUNK: usize = 4096;
 
 /// n values from `gen`, in parallel, each chunk with its own ChaCha stream.
-fn par_gen<T: Send>(
-    n: usize,
-    seed: u64,
-    tag: u64,
-    gen: impl Fn(&mut ChaCha20Rng) -> T + Sync,
-) -> Vec<T> {
+fn par_gen<T: Send>(n: usize, seed: u64, tag: u64, gen: impl Fn(&mut ChaCha20Rng) -> T + Sync) -> Vec<T> {
     (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .flat_map_iter(|c| {
@@ -177,25 +151,9 @@ fn par_gen<T: Send>(
 }
 
 /// Compares GPU output words (w per element) with the expected words.
-fn compare(
-    name: &str,
-    got: &[u32],
-    w: usize,
-    n: usize,
-    ms: f64,
-    expect: impl Fn(usize) -> Vec<u32> + Sync,
-) -> Check {
-    let bad: Vec<usize> = (0..n)
-        .into_par_iter()
-        .filter(|&i| got[i * w..(i + 1) * w] != expect(i)[..])
-        .collect();
-    Check {
-        name: name.into(),
-        n,
-        mismatches: bad.len(),
-        first_bad: bad.iter().min().copied(),
-        gpu_ms: ms,
-    }
+fn compare(name: &str, got: &[u32], w: usize, n: usize, ms: f64, expect: impl Fn(usize) -> Vec<u32> + Sync) -> Check {
+    let bad: Vec<usize> = (0..n).into_par_iter().filter(|&i| got[i * w..(i + 1) * w] != expect(i)[..]).collect();
+    Check { name: name.into(), n, mismatches: bad.len(), first_bad: bad.iter().min().copied(), gpu_ms: ms }
 }
 
 fn flat<const K: usize>(v: &[[u32; K]]) -> Vec<u32> {
@@ -345,12 +303,7 @@ fn fr_field() -> Field<blst_fr> {
 }
 
 /// a: edges pairwise with b at the front (E*E pairs), then random.
-fn operands<T: Copy + Send + Sync>(
-    fd: &Field<T>,
-    n: usize,
-    seed: u64,
-    tag: u64,
-) -> (Vec<T>, Vec<T>) {
+fn operands<T: Copy + Send + Sync>(fd: &Field<T>, n: usize, seed: u64, tag: u64) -> (Vec<T>, Vec<T>) {
     let e = &fd.edges;
     let mut a = par_gen(n, seed, tag, fd.rand);
     let mut b = par_gen(n, seed, tag + 1, fd.rand);
@@ -377,61 +330,26 @@ fn check_field<T: Copy + Send + Sync>(
     let bins: [(&str, Bin<T>); 3] = [("add", fd.add), ("sub", fd.sub), ("mul", fd.mul)];
     for (op, f) in bins {
         let (got, ms) = launch_ew(gpu, m, &format!("k_{}_{op}", fd.pre), &[&aw, &bw], wd, n)?;
-        out.push(compare(&format!("{}_{op}", fd.pre), &got, wd, n, ms, |i| {
-            (fd.w)(&f(&a[i], &b[i]))
-        }));
+        out.push(compare(&format!("{}_{op}", fd.pre), &got, wd, n, ms, |i| (fd.w)(&f(&a[i], &b[i]))));
     }
     let dbl = |x: &T| (fd.add)(x, x);
     type Un<'a, T> = &'a (dyn Fn(&T) -> T + Sync);
     let uns: [(&str, Un<T>); 3] = [("neg", &fd.neg), ("dbl", &dbl), ("sqr", &fd.sqr)];
     for (op, f) in uns {
         let (got, ms) = launch_ew(gpu, m, &format!("k_{}_{op}", fd.pre), &[&aw], wd, n)?;
-        out.push(compare(&format!("{}_{op}", fd.pre), &got, wd, n, ms, |i| {
-            (fd.w)(&f(&a[i]))
-        }));
+        out.push(compare(&format!("{}_{op}", fd.pre), &got, wd, n, ms, |i| (fd.w)(&f(&a[i]))));
     }
     // conversions: canonical limbs <-> Montgomery, big-endian bytes <-> Montgomery
     let canon: Vec<u32> = a.par_iter().flat_map_iter(|x| (fd.canon)(x)).collect();
-    let be: Vec<u32> = a
-        .par_iter()
-        .flat_map_iter(|x| layout::be_bytes_to_words(&(fd.be)(x)))
-        .collect();
+    let be: Vec<u32> = a.par_iter().flat_map_iter(|x| layout::be_bytes_to_words(&(fd.be)(x))).collect();
     let (got, ms) = launch_ew(gpu, m, &format!("k_{}_to_mont", fd.pre), &[&canon], wd, n)?;
-    out.push(compare(
-        &format!("{}_to_mont", fd.pre),
-        &got,
-        wd,
-        n,
-        ms,
-        |i| aw[i * wd..(i + 1) * wd].to_vec(),
-    ));
+    out.push(compare(&format!("{}_to_mont", fd.pre), &got, wd, n, ms, |i| aw[i * wd..(i + 1) * wd].to_vec()));
     let (got, ms) = launch_ew(gpu, m, &format!("k_{}_from_mont", fd.pre), &[&aw], wd, n)?;
-    out.push(compare(
-        &format!("{}_from_mont", fd.pre),
-        &got,
-        wd,
-        n,
-        ms,
-        |i| canon[i * wd..(i + 1) * wd].to_vec(),
-    ));
+    out.push(compare(&format!("{}_from_mont", fd.pre), &got, wd, n, ms, |i| canon[i * wd..(i + 1) * wd].to_vec()));
     let (got, ms) = launch_ew(gpu, m, &format!("k_{}_from_be", fd.pre), &[&be], wd, n)?;
-    out.push(compare(
-        &format!("{}_from_be", fd.pre),
-        &got,
-        wd,
-        n,
-        ms,
-        |i| aw[i * wd..(i + 1) * wd].to_vec(),
-    ));
+    out.push(compare(&format!("{}_from_be", fd.pre), &got, wd, n, ms, |i| aw[i * wd..(i + 1) * wd].to_vec()));
     let (got, ms) = launch_ew(gpu, m, &format!("k_{}_to_be", fd.pre), &[&aw], wd, n)?;
-    out.push(compare(
-        &format!("{}_to_be", fd.pre),
-        &got,
-        wd,
-        n,
-        ms,
-        |i| be[i * wd..(i + 1) * wd].to_vec(),
-    ));
+    out.push(compare(&format!("{}_to_be", fd.pre), &got, wd, n, ms, |i| be[i * wd..(i + 1) * wd].to_vec()));
     Ok(())
 }
 
@@ -479,9 +397,7 @@ fn field_checks(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec<Check>
     ];
     for (op, f) in bins {
         let (got, ms) = launch_ew(gpu, m, &format!("k_fp2_{op}"), &[&xw, &yw], 24, n)?;
-        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| {
-            w2(f(&x[i], &y[i]))
-        }));
+        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| w2(f(&x[i], &y[i]))));
     }
     type U2 = fn(&blst_fp2) -> blst_fp2;
     let uns: [(&str, U2); 4] = [
@@ -500,9 +416,7 @@ fn field_checks(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec<Check>
     ];
     for (op, f) in uns {
         let (got, ms) = launch_ew(gpu, m, &format!("k_fp2_{op}"), &[&xw], 24, n)?;
-        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| {
-            w2(f(&x[i]))
-        }));
+        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| w2(f(&x[i]))));
     }
     Ok(())
 }
@@ -543,10 +457,7 @@ pub fn affine<G: Group>(ps: &[G::Jac]) -> Vec<G::Aff> {
     let mut a: Vec<G::Aff> = ps
         .par_chunks(CHUNK)
         .flat_map_iter(|c| {
-            let c: Vec<G::Jac> = c
-                .iter()
-                .map(|p| if is_inf::<G>(p) { G::generator() } else { *p })
-                .collect();
+            let c: Vec<G::Jac> = c.iter().map(|p| if is_inf::<G>(p) { G::generator() } else { *p }).collect();
             G::to_affine_batch(&c)
         })
         .collect();
@@ -558,13 +469,7 @@ pub fn affine<G: Group>(ps: &[G::Jac]) -> Vec<G::Aff> {
     a
 }
 
-fn curve_checks<G: Group>(
-    gpu: &Gpu,
-    m: &Module,
-    n: usize,
-    seed: u64,
-    out: &mut Vec<Check>,
-) -> Result<()> {
+fn curve_checks<G: Group>(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
     let g = G::NAME.to_lowercase();
     let w = G::W;
     let mut p = random_points::<G>(n, seed, 100 + w as u64);
@@ -585,43 +490,19 @@ fn curve_checks<G: Group>(
     let same = |name: &str, got: &[u32], ms: f64, exp: &(dyn Fn(usize) -> G::Jac + Sync)| {
         let bad: Vec<usize> = (0..n)
             .into_par_iter()
-            .filter(|&i| {
-                !G::eq(
-                    &G::from_xyzz_words(&got[i * 4 * w..(i + 1) * 4 * w]),
-                    &exp(i),
-                )
-            })
+            .filter(|&i| !G::eq(&G::from_xyzz_words(&got[i * 4 * w..(i + 1) * 4 * w]), &exp(i)))
             .collect();
-        Check {
-            name: name.into(),
-            n,
-            mismatches: bad.len(),
-            first_bad: bad.iter().min().copied(),
-            gpu_ms: ms,
-        }
+        Check { name: name.into(), n, mismatches: bad.len(), first_bad: bad.iter().min().copied(), gpu_ms: ms }
     };
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_add"), &[&pw, &qw], 4 * w, n)?;
-    out.push(same(&format!("{g}_add (XYZZ)"), &got, ms, &|i| {
-        G::add(&p[i], &q[i])
-    }));
+    out.push(same(&format!("{g}_add (XYZZ)"), &got, ms, &|i| G::add(&p[i], &q[i])));
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_madd"), &[&pw, &qaw], 4 * w, n)?;
-    out.push(same(&format!("{g}_madd (XYZZ+aff)"), &got, ms, &|i| {
-        G::add_aff(&p[i], &qa[i])
-    }));
+    out.push(same(&format!("{g}_madd (XYZZ+aff)"), &got, ms, &|i| G::add_aff(&p[i], &qa[i])));
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_dbl"), &[&pw], 4 * w, n)?;
-    out.push(same(&format!("{g}_dbl (XYZZ)"), &got, ms, &|i| {
-        G::dbl(&p[i])
-    }));
+    out.push(same(&format!("{g}_dbl (XYZZ)"), &got, ms, &|i| G::dbl(&p[i])));
     let pa = affine::<G>(&p);
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_to_affine"), &[&pw], 2 * w, n)?;
-    out.push(compare(
-        &format!("{g}_to_affine"),
-        &got,
-        2 * w,
-        n,
-        ms,
-        |i| G::aff_words(&pa[i]),
-    ));
+    out.push(compare(&format!("{g}_to_affine"), &got, 2 * w, n, ms, |i| G::aff_words(&pa[i])));
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_to_jacobian"), &[&pw], 3 * w, n)?;
     let bad: Vec<usize> = (0..n)
         .into_par_iter()
@@ -640,22 +521,13 @@ fn curve_checks<G: Group>(
 // ---------------------------------------------------------------------------
 // .params sections
 
-fn srs_check<G: Group>(
-    gpu: &Gpu,
-    m: &Module,
-    n: usize,
-    seed: u64,
-    out: &mut Vec<Check>,
-) -> Result<()> {
+fn srs_check<G: Group>(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
     let mut p = random_points::<G>(n, seed, 300 + G::W as u64);
     p[0] = G::Jac::default();
     let pa = affine::<G>(&p);
     let sz = G::SER;
     let mut bytes = PinnedBuffer::<u8>::new(&gpu.ctx, n * sz)?;
-    bytes
-        .par_chunks_mut(sz)
-        .zip(pa.par_iter())
-        .for_each(|(b, a)| G::serialize(a, b));
+    bytes.par_chunks_mut(sz).zip(pa.par_iter()).for_each(|(b, a)| G::serialize(a, b));
     // planted bad encodings: x >= p, compressed flag, point off the curve
     bytes[sz..sz + G::SER / 2].fill(0xff);
     bytes[sz] = 0x1f;

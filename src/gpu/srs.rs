@@ -13,11 +13,7 @@ use super::{DeviceBuffer, Gpu, GpuError, Result};
 /// Converts `bytes` (a whole number of points of group G) on the device.
 /// Returns the device buffer of affine points (2 * G::W words each) and the
 /// status words (copied back to the host).
-pub fn convert_section<G: Group>(
-    gpu: &Gpu,
-    m: &Module,
-    bytes: &[u8],
-) -> Result<(DeviceBuffer<u32>, Vec<u32>)> {
+pub fn convert_section<G: Group>(gpu: &Gpu, m: &Module, bytes: &[u8]) -> Result<(DeviceBuffer<u32>, Vec<u32>)> {
     if !bytes.len().is_multiple_of(G::SER) {
         return Err(GpuError::Invalid(format!(
             "{} section of {} bytes is not a whole number of points",
@@ -34,12 +30,7 @@ pub fn convert_section<G: Group>(
     let status = gpu.alloc::<u32>(n)?;
     let block = f.max_threads_per_block()?.clamp(32, 256) as u32;
     let grid = n.div_ceil(block as usize) as u32;
-    let args = [
-        out.arg(),
-        input.arg(),
-        status.arg(),
-        KernelArg::U32(n as u32),
-    ];
+    let args = [out.arg(), input.arg(), status.arg(), KernelArg::U32(n as u32)];
     // SAFETY: srs_*_affine(out, in, status, n) reads n points and writes n
     // points and n status words; the device allocations are 256-byte aligned.
     unsafe { f.launch(&gpu.stream, grid, block, &args)? };

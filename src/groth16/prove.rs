@@ -51,10 +51,12 @@ pub fn assemble(vk: &VerifyingKey, q: &QueryResults, r: Scalar, s: Scalar) -> Pr
     let delta_g1 = G1Projective::from(vk.delta_g1);
     let g_a = q.a + vk.alpha_g1 + delta_g1 * r;
     let g_b = q.b_g2 + vk.beta_g2 + G2Projective::from(vk.delta_g2) * s;
-    let g_c = q.a * s + q.b_g1 * r + delta_g1 * (r * s) + G1Projective::from(vk.alpha_g1) * s
+    let g_c = q.a * s
+        + q.b_g1 * r
+        + delta_g1 * (r * s)
+        + G1Projective::from(vk.alpha_g1) * s
         + G1Projective::from(vk.beta_g1) * r
         + q.h
         + q.l;
     Proof { a: g_a.to_affine(), b: g_b.to_affine(), c: g_c.to_affine() }
 }
-

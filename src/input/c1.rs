@@ -42,7 +42,9 @@ impl C1Input {
                 .map_err(|e| anyhow!("{p}: Phase1Out decodes to bytes that are not JSON ({e})"))?;
             let num = match obj.get("SectorNum") {
                 None => None,
-                Some(n) => Some(n.as_u64().ok_or_else(|| anyhow!("{p}: SectorNum must be a non-negative integer, found {n}"))?),
+                Some(n) => Some(
+                    n.as_u64().ok_or_else(|| anyhow!("{p}: SectorNum must be a non-negative integer, found {n}"))?,
+                ),
             };
             let size = match obj.get("SectorSize") {
                 None => None,
@@ -58,9 +60,8 @@ impl C1Input {
             );
         };
 
-        let proof_name = raw
-            .get("registered_proof")
-            .ok_or_else(|| anyhow!("{p}: the C1 output has no \"registered_proof\""))?;
+        let proof_name =
+            raw.get("registered_proof").ok_or_else(|| anyhow!("{p}: the C1 output has no \"registered_proof\""))?;
         let registered: RegisteredSealProof = serde_json::from_value(proof_name.clone())
             .map_err(|_| anyhow!("{p}: unknown proof type {proof_name} in \"registered_proof\""))?;
         check_supported(registered).map_err(|e| anyhow!("{p}: {e}"))?;

@@ -89,8 +89,7 @@ pub fn check_supported(p: RegisteredSealProof) -> Result<()> {
              aggregate of the partition proofs; interactive (V1_1) and synthetic \
              (V1_1_Feat_SyntheticPoRep) PoRep are"
         ),
-        StackedDrg2KiBV1 | StackedDrg8MiBV1 | StackedDrg512MiBV1 | StackedDrg32GiBV1
-        | StackedDrg64GiBV1 => bail!(
+        StackedDrg2KiBV1 | StackedDrg8MiBV1 | StackedDrg512MiBV1 | StackedDrg32GiBV1 | StackedDrg64GiBV1 => bail!(
             "{p:?} is the retired V1 PoRep (before network version 7); re-run C1 with a V1_1 \
              proof type"
         ),

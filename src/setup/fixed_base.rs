@@ -9,13 +9,12 @@
 //! (batched affine addition), and the results are serialized straight into the caller's byte
 //! buffer (uncompressed zcash encoding).
 use blst::{
-    blst_fp, blst_fp2, blst_fp2_add, blst_fp2_cneg, blst_fp2_inverse, blst_fp2_mul, blst_fp2_sqr,
-    blst_fp2_sub, blst_fp_add, blst_fp_cneg, blst_fp_inverse, blst_fp_mul, blst_fp_sqr,
-    blst_fp_sub, blst_fr, blst_p1, blst_p1_add_or_double_affine, blst_p1_affine,
-    blst_p1_affine_serialize, blst_p1_double, blst_p1_from_affine, blst_p1_is_inf,
-    blst_p1s_to_affine, blst_p2, blst_p2_add_or_double_affine, blst_p2_affine,
-    blst_p2_affine_serialize, blst_p2_double, blst_p2_from_affine, blst_p2_is_inf,
-    blst_p2s_to_affine, blst_scalar, blst_scalar_from_fr,
+    blst_fp, blst_fp2, blst_fp2_add, blst_fp2_cneg, blst_fp2_inverse, blst_fp2_mul, blst_fp2_sqr, blst_fp2_sub,
+    blst_fp_add, blst_fp_cneg, blst_fp_inverse, blst_fp_mul, blst_fp_sqr, blst_fp_sub, blst_fr, blst_p1,
+    blst_p1_add_or_double_affine, blst_p1_affine, blst_p1_affine_serialize, blst_p1_double, blst_p1_from_affine,
+    blst_p1_is_inf, blst_p1s_to_affine, blst_p2, blst_p2_add_or_double_affine, blst_p2_affine,
+    blst_p2_affine_serialize, blst_p2_double, blst_p2_from_affine, blst_p2_is_inf, blst_p2s_to_affine, blst_scalar,
+    blst_scalar_from_fr,
 };
 use blstrs::Scalar;
 use rayon::prelude::*;
@@ -226,12 +225,7 @@ curve!(
     blst_p2_is_inf,
     blst_p2s_to_affine,
     blst_p2_affine_serialize,
-    |a: &blst_fp2| a.fp[0]
-        .l
-        .iter()
-        .chain(a.fp[1].l.iter())
-        .fold(0, |z, l| z | l)
-        == 0
+    |a: &blst_fp2| a.fp[0].l.iter().chain(a.fp[1].l.iter()).fold(0, |z, l| z | l) == 0
 );
 
 /// Window tables of one base point; see the module documentation.
@@ -258,17 +252,15 @@ impl<C: Curve> Table<C> {
         let mut bases_aff = vec![C::A::default(); NWIN];
         C::to_affine(&bases, &mut bases_aff);
         let mut t = vec![C::A::default(); NWIN * HALF];
-        t.par_chunks_mut(HALF)
-            .zip(bases_aff.par_iter())
-            .for_each(|(win, b)| {
-                let mut jac = vec![C::P::default(); HALF];
-                let mut acc = C::from_affine(b);
-                for j in jac.iter_mut() {
-                    *j = acc;
-                    acc = C::add_affine(&acc, b);
-                }
-                C::to_affine(&jac, win);
-            });
+        t.par_chunks_mut(HALF).zip(bases_aff.par_iter()).for_each(|(win, b)| {
+            let mut jac = vec![C::P::default(); HALF];
+            let mut acc = C::from_affine(b);
+            for j in jac.iter_mut() {
+                *j = acc;
+                acc = C::add_affine(&acc, b);
+            }
+            C::to_affine(&jac, win);
+        });
         Self { t }
     }
 
@@ -315,11 +307,7 @@ impl<C: Curve> Table<C> {
                 continue;
             }
             let pt = self.entry(k, dk);
-            acc = if first {
-                C::from_affine(&pt)
-            } else {
-                C::add_affine(&acc, &pt)
-            };
+            acc = if first { C::from_affine(&pt) } else { C::add_affine(&acc, &pt) };
             first = false;
         }
         acc
@@ -385,27 +373,15 @@ impl<C: Curve> Table<C> {
                 let (i, idx, neg) = pend[j];
                 let q = &self.t[idx as usize];
                 let a = &mut acc[i as usize];
-                let inv_j = if j > 0 {
-                    C::mul(&inv, &prefix[j - 1])
-                } else {
-                    inv
-                };
+                let inv_j = if j > 0 { C::mul(&inv, &prefix[j - 1]) } else { inv };
                 inv = C::mul(&inv, &dens[j]);
                 // For −q = (qx, −qy): λ = −(qy + ay)/den; x3 is the same, and
                 // y3 = λ(ax − x3) − ay = (qy + ay)/den·(x3 − ax) − ay.
                 let (ax, ay) = (C::x(a), C::y(a));
-                let num = if neg {
-                    C::add(C::y(q), ay)
-                } else {
-                    C::sub(C::y(q), ay)
-                };
+                let num = if neg { C::add(C::y(q), ay) } else { C::sub(C::y(q), ay) };
                 let lambda = C::mul(&num, &inv_j);
                 let x3 = C::sub(&C::sub(&C::sqr(&lambda), ax), C::x(q));
-                let dx = if neg {
-                    C::sub(&x3, ax)
-                } else {
-                    C::sub(ax, &x3)
-                };
+                let dx = if neg { C::sub(&x3, ax) } else { C::sub(ax, &x3) };
                 let y3 = C::sub(&C::mul(&lambda, &dx), ay);
                 *a = C::affine(x3, y3);
             }
@@ -417,15 +393,12 @@ impl<C: Curve> Table<C> {
     /// parallel. `out.len()` must be `scalars.len() · BYTES`.
     pub fn mul_to_bytes(&self, scalars: &[Scalar], out: &mut [u8]) {
         assert_eq!(out.len(), scalars.len() * C::BYTES);
-        scalars
-            .par_chunks(BLOCK)
-            .zip(out.par_chunks_mut(BLOCK * C::BYTES))
-            .for_each(|(s, o)| {
-                let aff = self.mul_block_affine(s);
-                for (a, chunk) in aff.iter().zip(o.chunks_exact_mut(C::BYTES)) {
-                    C::serialize(a, chunk);
-                }
-            });
+        scalars.par_chunks(BLOCK).zip(out.par_chunks_mut(BLOCK * C::BYTES)).for_each(|(s, o)| {
+            let aff = self.mul_block_affine(s);
+            for (a, chunk) in aff.iter().zip(o.chunks_exact_mut(C::BYTES)) {
+                C::serialize(a, chunk);
+            }
+        });
     }
 }
 
@@ -453,17 +426,11 @@ mod tests {
         let g2 = G2Table::new(&g2_generator());
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
         let scalars: Vec<Scalar> = (0..1 << 17).map(|_| Scalar::random(&mut rng)).collect();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         // CPU time of this thread (ns), so that other load on the machine does not count.
         let cpu = || {
             let s = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-            s.split_whitespace()
-                .next()
-                .and_then(|v| v.parse::<f64>().ok())
-                .unwrap_or(0.0)
+            s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0)
         };
         pool.install(|| {
             let mut b1 = vec![0u8; scalars.len() * 96];
@@ -495,13 +462,9 @@ mod tests {
         g1.mul_to_bytes(&scalars, &mut b1);
         g2.mul_to_bytes(&scalars, &mut b2);
         for (i, s) in scalars.iter().enumerate() {
-            let want1 = (blstrs::G1Projective::generator() * s)
-                .to_affine()
-                .to_uncompressed();
+            let want1 = (blstrs::G1Projective::generator() * s).to_affine().to_uncompressed();
             assert_eq!(&b1[i * 96..(i + 1) * 96], &want1[..], "G1 scalar {i}");
-            let want2 = (blstrs::G2Projective::generator() * s)
-                .to_affine()
-                .to_uncompressed();
+            let want2 = (blstrs::G2Projective::generator() * s).to_affine().to_uncompressed();
             assert_eq!(&b2[i * 192..(i + 1) * 192], &want2[..], "G2 scalar {i}");
         }
     }

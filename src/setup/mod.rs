@@ -73,13 +73,7 @@ impl ToxicWaste {
                 return s;
             }
         };
-        ToxicWaste {
-            tau: draw(),
-            alpha: draw(),
-            beta: draw(),
-            gamma: draw(),
-            delta: draw(),
-        }
+        ToxicWaste { tau: draw(), alpha: draw(), beta: draw(), gamma: draw(), delta: draw() }
     }
 }
 
@@ -125,8 +119,8 @@ pub fn marker_path(params: &Path) -> PathBuf {
 /// The official file stem of the PoRep parameters of a sector size (no synthesis).
 pub fn porep_stem(kind: PorepKind) -> Result<String> {
     use filecoin_proofs::{
-        parameters::public_params, DefaultPieceHasher, SectorShape2KiB, SectorShape32GiB,
-        SectorShape512MiB, SectorShape64GiB, SectorShape8MiB,
+        parameters::public_params, DefaultPieceHasher, SectorShape2KiB, SectorShape32GiB, SectorShape512MiB,
+        SectorShape64GiB, SectorShape8MiB,
     };
     use storage_proofs_core::merkle::MerkleTreeTrait;
     use storage_proofs_core::parameter_cache::{CacheableParameters, VERSION};
@@ -165,9 +159,7 @@ fn normalize(p: &Path) -> PathBuf {
     let abs = if p.is_absolute() {
         p.to_path_buf()
     } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
+        std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
     };
     let mut out = PathBuf::new();
     for c in abs.components() {
@@ -204,10 +196,7 @@ pub fn check_destination(dir: &Path, stem: &str, force: bool) -> Result<()> {
     }
     for p in output_paths(dir, stem) {
         if p.exists() {
-            bail!(
-                "{} already exists; pass --force to overwrite it",
-                p.display()
-            );
+            bail!("{} already exists; pass --force to overwrite it", p.display());
         }
     }
     Ok(())
@@ -221,10 +210,7 @@ struct Staged {
 
 impl Staged {
     fn new(pairs: Vec<(PathBuf, PathBuf)>) -> Self {
-        Staged {
-            tmp: pairs,
-            done: false,
-        }
+        Staged { tmp: pairs, done: false }
     }
     fn commit(mut self) -> Result<()> {
         for (tmp, dst) in &self.tmp {
@@ -253,10 +239,7 @@ fn tmp_path(dst: &Path) -> PathBuf {
 
 /// UTC date and time of `t`, ISO 8601.
 pub fn utc_string(t: SystemTime) -> String {
-    let secs = t
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let secs = t.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
     // Howard Hinnant's civil_from_days.
     let z = days + 719_468;
@@ -268,12 +251,7 @@ pub fn utc_string(t: SystemTime) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
 }
 
 fn bar(progress: bool, len: usize, name: &str) -> ProgressBar {
@@ -282,11 +260,9 @@ fn bar(progress: bool, len: usize, name: &str) -> ProgressBar {
     }
     let pb = ProgressBar::new(len as u64);
     pb.set_style(
-        ProgressStyle::with_template(
-            "{prefix:>6} [{bar:40}] {pos}/{len} points {per_sec} eta {eta}",
-        )
-        .unwrap()
-        .progress_chars("=> "),
+        ProgressStyle::with_template("{prefix:>6} [{bar:40}] {pos}/{len} points {per_sec} eta {eta}")
+            .unwrap()
+            .progress_chars("=> "),
     );
     pb.set_prefix(name.to_string());
     pb
@@ -297,29 +273,18 @@ pub fn peak_rss_mib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|v| v.parse::<u64>().ok())
-            })
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
         })
         .map_or(0, |kb| kb / 1024)
 }
 
 /// Records a finished phase; with `log`, also says so on stderr (time and peak RSS so far).
-fn phase_done(
-    phases: &mut Vec<(&'static str, Duration)>,
-    name: &'static str,
-    t: Instant,
-    log: bool,
-) {
+fn phase_done(phases: &mut Vec<(&'static str, Duration)>, name: &'static str, t: Instant, log: bool) {
     let d = t.elapsed();
     if log {
-        eprintln!(
-            "setup: {name:<24} {:>9.3} s   peak RSS {} MiB",
-            d.as_secs_f64(),
-            peak_rss_mib()
-        );
+        eprintln!("setup: {name:<24} {:>9.3} s   peak RSS {} MiB", d.as_secs_f64(), peak_rss_mib());
     }
     phases.push((name, d));
 }
@@ -372,21 +337,9 @@ pub struct Generated {
 
 /// Computes the parameters of `r1cs` for `toxic` and streams the `.params` content to `out`.
 /// Consumes the R1CS (it is dropped as soon as the QAP is evaluated, to bound memory).
-pub fn generate<W: Write>(
-    r1cs: R1cs,
-    toxic: &ToxicWaste,
-    out: W,
-    progress: bool,
-    log: bool,
-) -> Result<(Generated, W)> {
+pub fn generate<W: Write>(r1cs: R1cs, toxic: &ToxicWaste, out: W, progress: bool, log: bool) -> Result<(Generated, W)> {
     let mut phases = Vec::new();
-    let ToxicWaste {
-        tau,
-        alpha,
-        beta,
-        gamma,
-        delta,
-    } = *toxic;
+    let ToxicWaste { tau, alpha, beta, gamma, delta } = *toxic;
     let (ni, na, m) = (r1cs.num_inputs, r1cs.num_aux, r1cs.num_constraints);
     let n = m.next_power_of_two();
     let log_n = n.trailing_zeros();
@@ -417,23 +370,18 @@ pub fn generate<W: Write>(
     drop(lag);
     drop(r1cs);
     // e_j = (β·u_j + α·v_j + w_j) / (γ for inputs, δ for aux).
-    e.par_iter_mut()
-        .zip(u.par_iter().zip(v.par_iter()))
-        .with_min_len(1 << 12)
-        .enumerate()
-        .for_each(|(j, (e, (u, v)))| {
+    e.par_iter_mut().zip(u.par_iter().zip(v.par_iter())).with_min_len(1 << 12).enumerate().for_each(
+        |(j, (e, (u, v)))| {
             *e = (beta * u + alpha * v + *e) * if j < ni { gamma_inv } else { delta_inv };
-        });
+        },
+    );
     if let Some(j) = e[ni..].par_iter().position_any(|s| bool::from(s.is_zero())) {
         bail!("aux variable {j} is unconstrained (bellperson refuses such circuits: its l point would be zero)");
     }
     phase_done(&mut phases, "qap at tau", t, log);
 
     let t = Instant::now();
-    let (g1, g2) = rayon::join(
-        || G1Table::new(&g1_generator()),
-        || G2Table::new(&g2_generator()),
-    );
+    let (g1, g2) = rayon::join(|| G1Table::new(&g1_generator()), || G2Table::new(&g2_generator()));
     phase_done(&mut phases, "window tables", t, log);
 
     let vk = VerifyingKey {
@@ -518,14 +466,7 @@ pub fn generate<W: Write>(
         |s, b| g2.mul_to_bytes(s, b),
     )?;
     phase_done(&mut phases, "b_g2", t, log);
-    let shape = Shape {
-        inputs: ni,
-        aux: na,
-        domain: n,
-        a_aux,
-        b_inputs,
-        b_aux: v.len() - b_inputs,
-    };
+    let shape = Shape { inputs: ni, aux: na, domain: n, a_aux, b_inputs, b_aux: v.len() - b_inputs };
     // ParamsFile's Shape counts the inputs of `a` in full (they always occur, via the input
     // constraints); check that this holds.
     if a_inputs != ni {
@@ -542,8 +483,7 @@ pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
     let start = Instant::now();
     let stem = porep_stem(opts.kind)?;
     check_destination(&opts.out_dir, &stem, opts.force)?;
-    std::fs::create_dir_all(&opts.out_dir)
-        .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let [params, vk_path, marker] = output_paths(&opts.out_dir, &stem);
     let staged = Staged::new(vec![
         (tmp_path(&marker), marker.clone()),
@@ -563,24 +503,14 @@ pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
 
     let toxic = ToxicWaste::from_seed(opts.seed);
     let tmp_params = &staged.tmp[2].0;
-    let file = File::create(tmp_params)
-        .with_context(|| format!("cannot create {}", tmp_params.display()))?;
-    let (gen, out) = generate(
-        r1cs,
-        &toxic,
-        BufWriter::with_capacity(8 << 20, file),
-        opts.progress,
-        opts.log,
-    )
-    .with_context(|| format!("generating {stem}.params"))?;
+    let file = File::create(tmp_params).with_context(|| format!("cannot create {}", tmp_params.display()))?;
+    let (gen, out) = generate(r1cs, &toxic, BufWriter::with_capacity(8 << 20, file), opts.progress, opts.log)
+        .with_context(|| format!("generating {stem}.params"))?;
     phases.extend(gen.phases);
 
     let t = Instant::now();
-    let file = out
-        .into_inner()
-        .map_err(|e| anyhow!("writing {}: {}", tmp_params.display(), e.error()))?;
-    file.sync_all()
-        .with_context(|| format!("cannot sync {}", tmp_params.display()))?;
+    let file = out.into_inner().map_err(|e| anyhow!("writing {}: {}", tmp_params.display(), e.error()))?;
+    file.sync_all().with_context(|| format!("cannot sync {}", tmp_params.display()))?;
     drop(file);
     let check = ParamsFile::open(tmp_params)?;
     check.check_shape(&gen.shape)?;
@@ -599,8 +529,7 @@ pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
         stem,
         env!("CARGO_PKG_VERSION")
     );
-    std::fs::write(&staged.tmp[0].0, note)
-        .with_context(|| format!("cannot write {}", marker.display()))?;
+    std::fs::write(&staged.tmp[0].0, note).with_context(|| format!("cannot write {}", marker.display()))?;
     // Re-check right before the renames: a file may have appeared during the run.
     check_destination(&opts.out_dir, &stem, opts.force)?;
     staged.commit()?;
@@ -637,22 +566,15 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         assert!(check_destination(tmp.path(), stem, false).is_ok());
         let prod = Path::new(DEFAULT_DIR);
-        let e = check_destination(prod, stem, false)
-            .unwrap_err()
-            .to_string();
+        let e = check_destination(prod, stem, false).unwrap_err().to_string();
         assert!(e.contains("production parameter cache"), "{e}");
         assert!(check_destination(&prod.join("x/.."), stem, false).is_err());
         assert!(check_destination(prod, stem, true).is_ok());
         std::fs::write(tmp.path().join("v28-test.vk"), b"").unwrap();
-        let e = check_destination(tmp.path(), stem, false)
-            .unwrap_err()
-            .to_string();
+        let e = check_destination(tmp.path(), stem, false).unwrap_err().to_string();
         assert!(e.contains("already exists"), "{e}");
         assert!(check_destination(tmp.path(), stem, true).is_ok());
-        assert_eq!(
-            marker_path(Path::new("/a/b.params")),
-            PathBuf::from("/a/b.params.insecure")
-        );
+        assert_eq!(marker_path(Path::new("/a/b.params")), PathBuf::from("/a/b.params.insecure"));
     }
 
     /// A small circuit with the features that matter to the format: an input, coefficients
@@ -670,12 +592,7 @@ mod tests {
                 let v = cs.alloc(|| format!("v{i}"), || Ok(Scalar::ONE))?;
                 let c = Scalar::from((i * 7 + 2) as u64);
                 match i % 3 {
-                    0 => cs.enforce(
-                        || "",
-                        |lc| lc + prev + (c, x),
-                        |lc| lc + v,
-                        |lc| lc + v + prev,
-                    ),
+                    0 => cs.enforce(|| "", |lc| lc + prev + (c, x), |lc| lc + v, |lc| lc + v + prev),
                     1 => cs.enforce(|| "", |lc| lc + (c, v), |lc| lc + CS::one(), |lc| lc + prev),
                     _ => cs.enforce(|| "", |lc| lc + x, |lc| lc + prev + v, |lc| lc + (c, v)),
                 }
@@ -708,8 +625,7 @@ mod tests {
             theirs.write(&mut want).unwrap();
             let mut cs = <R1csCs as bellperson::ConstraintSystem<Scalar>>::new();
             Toy(n).synthesize(&mut cs).unwrap();
-            let (gen, ours) =
-                generate(cs.finish().unwrap(), &toxic, Vec::new(), false, false).unwrap();
+            let (gen, ours) = generate(cs.finish().unwrap(), &toxic, Vec::new(), false, false).unwrap();
             assert_eq!(ours.len(), want.len(), "n = {n}: file sizes");
             assert!(ours == want, "n = {n}: bytes differ from bellperson's");
             let mut vk = Vec::new();

@@ -52,8 +52,7 @@ pub fn eval_columns(r1cs: &R1cs, m: &Matrix, lag: &[Scalar], scale: Scalar) -> V
     let vars = r1cs.num_vars();
     let ni = r1cs.num_inputs;
     assert!(lag.len() >= m.rows());
-    let rows_per_task =
-        (m.rows() / (8 * rayon::current_num_threads()).max(1)).clamp(1 << 12, 1 << 20);
+    let rows_per_task = (m.rows() / (8 * rayon::current_num_threads()).max(1)).clamp(1 << 12, 1 << 20);
 
     // Count the entries of each column.
     let counts: Vec<AtomicU32> = (0..vars).map(|_| AtomicU32::new(0)).collect();
@@ -88,26 +87,19 @@ pub fn eval_columns(r1cs: &R1cs, m: &Matrix, lag: &[Scalar], scale: Scalar) -> V
     // Sum each column.
     let coeffs = &r1cs.coeffs;
     let mut out = vec![Scalar::ZERO; vars];
-    out.par_iter_mut()
-        .with_min_len(1 << 12)
-        .enumerate()
-        .for_each(|(j, o)| {
-            let mut acc = Scalar::ZERO;
-            for e in &entries[col_ptr[j] as usize..col_ptr[j + 1] as usize] {
-                let e = e.load(Relaxed);
-                let (r, id) = ((e >> 32) as usize, e as u32);
-                if id == ONE_ID {
-                    acc += lag[r];
-                } else {
-                    acc += lag[r] * coeffs[id as usize];
-                }
-            }
-            *o = if scale == Scalar::ONE {
-                acc
+    out.par_iter_mut().with_min_len(1 << 12).enumerate().for_each(|(j, o)| {
+        let mut acc = Scalar::ZERO;
+        for e in &entries[col_ptr[j] as usize..col_ptr[j + 1] as usize] {
+            let e = e.load(Relaxed);
+            let (r, id) = ((e >> 32) as usize, e as u32);
+            if id == ONE_ID {
+                acc += lag[r];
             } else {
-                acc * scale
-            };
-        });
+                acc += lag[r] * coeffs[id as usize];
+            }
+        }
+        *o = if scale == Scalar::ONE { acc } else { acc * scale };
+    });
     out
 }
 
@@ -127,9 +119,7 @@ mod tests {
         // Σ_r L_r(τ)·f(ω^r) = f(τ) for f of degree < n; take f(x) = 3 + x^7.
         let w = crate::cpu::ntt::root_of_unity(log_n);
         let f = |x: Scalar| Scalar::from(3u64) + x.pow_vartime([7u64]);
-        let sum = lag.iter().enumerate().fold(Scalar::ZERO, |acc, (r, l)| {
-            acc + *l * f(w.pow_vartime([r as u64]))
-        });
+        let sum = lag.iter().enumerate().fold(Scalar::ZERO, |acc, (r, l)| acc + *l * f(w.pow_vartime([r as u64])));
         assert_eq!(sum, f(tau));
     }
 
@@ -137,9 +127,7 @@ mod tests {
     fn column_sums_match_rows() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let mut cs = R1csCs::new();
-        let vars: Vec<_> = (0..50)
-            .map(|_| cs.alloc(|| "", || Ok(Scalar::ONE)).unwrap())
-            .collect();
+        let vars: Vec<_> = (0..50).map(|_| cs.alloc(|| "", || Ok(Scalar::ONE)).unwrap()).collect();
         let inp = cs.alloc_input(|| "", || Ok(Scalar::ONE)).unwrap();
         for k in 0..40 {
             let c = Scalar::random(&mut rng);

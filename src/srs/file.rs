@@ -182,7 +182,11 @@ impl ParamsFile {
             at = end;
         }
         if at != map.len() {
-            bail!("{p}: {} unexpected bytes after section b_g2 (file {} bytes, sections end at {at})", map.len() - at, map.len());
+            bail!(
+                "{p}: {} unexpected bytes after section b_g2 (file {} bytes, sections end at {at})",
+                map.len() - at,
+                map.len()
+            );
         }
         Ok(Self { path: path.to_path_buf(), map, vk, sections })
     }
@@ -210,7 +214,11 @@ impl ParamsFile {
     pub fn check_shape(&self, shape: &Shape) -> Result<()> {
         let p = self.path.display();
         if self.vk.ic.len() != shape.inputs {
-            bail!("{p}: section ic has {} points, the circuit needs {} (one per public input)", self.vk.ic.len(), shape.inputs);
+            bail!(
+                "{p}: section ic has {} points, the circuit needs {} (one per public input)",
+                self.vk.ic.len(),
+                shape.inputs
+            );
         }
         for s in &self.sections {
             let want = shape.expected(s.kind);

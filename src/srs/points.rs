@@ -68,7 +68,8 @@ pub fn check_sample_g1(raw: &[u8], stride: usize) -> Option<usize> {
     let n = raw.len() / G1_BYTES;
     (0..n).step_by(stride.max(1)).find(|&i| {
         let mut p = blst_p1_affine::default();
-        let ok = unsafe { blst::blst_p1_deserialize(&mut p, raw[i * G1_BYTES..].as_ptr()) } == blst::BLST_ERROR::BLST_SUCCESS;
+        let ok = unsafe { blst::blst_p1_deserialize(&mut p, raw[i * G1_BYTES..].as_ptr()) }
+            == blst::BLST_ERROR::BLST_SUCCESS;
         !(ok && unsafe { blst::blst_p1_affine_in_g1(&p) })
     })
 }
@@ -77,7 +78,8 @@ pub fn check_sample_g2(raw: &[u8], stride: usize) -> Option<usize> {
     let n = raw.len() / G2_BYTES;
     (0..n).step_by(stride.max(1)).find(|&i| {
         let mut p = blst_p2_affine::default();
-        let ok = unsafe { blst::blst_p2_deserialize(&mut p, raw[i * G2_BYTES..].as_ptr()) } == blst::BLST_ERROR::BLST_SUCCESS;
+        let ok = unsafe { blst::blst_p2_deserialize(&mut p, raw[i * G2_BYTES..].as_ptr()) }
+            == blst::BLST_ERROR::BLST_SUCCESS;
         !(ok && unsafe { blst::blst_p2_affine_in_g2(&p) })
     })
 }

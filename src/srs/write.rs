@@ -44,39 +44,20 @@ impl<W: Write> ParamsWriter<W> {
     pub fn new(mut w: W, vk: &VerifyingKey) -> Result<Self> {
         let bytes = vk_bytes(vk)?;
         w.write_all(&bytes)?;
-        Ok(Self {
-            w,
-            next: 0,
-            owed: 0,
-            current: None,
-            written: bytes.len() as u64,
-        })
+        Ok(Self { w, next: 0, owed: 0, current: None, written: bytes.len() as u64 })
     }
 
     /// Starts section `kind` with `count` points; sections must come in file order.
     pub fn begin(&mut self, kind: SectionKind, count: usize) -> Result<()> {
         if let Some(cur) = self.current {
-            ensure!(
-                self.owed == 0,
-                "section {} is missing {} points",
-                cur.name(),
-                self.owed
-            );
+            ensure!(self.owed == 0, "section {} is missing {} points", cur.name(), self.owed);
         }
         let want = SectionKind::ALL.get(self.next).copied();
         if want != Some(kind) {
-            bail!(
-                "section {} written out of order (expected {:?})",
-                kind.name(),
-                want.map(|k| k.name())
-            );
+            bail!("section {} written out of order (expected {:?})", kind.name(), want.map(|k| k.name()));
         }
-        let n = u32::try_from(count).with_context(|| {
-            format!(
-                "section {}: {count} points overflow the u32 count",
-                kind.name()
-            )
-        })?;
+        let n = u32::try_from(count)
+            .with_context(|| format!("section {}: {count} points overflow the u32 count", kind.name()))?;
         self.w.write_all(&n.to_be_bytes())?;
         self.written += 4;
         self.next += 1;
@@ -87,9 +68,7 @@ impl<W: Write> ParamsWriter<W> {
 
     /// Appends encoded points (a whole number of them) to the current section.
     pub fn points(&mut self, bytes: &[u8]) -> Result<()> {
-        let kind = self
-            .current
-            .context("points written before any section began")?;
+        let kind = self.current.context("points written before any section began")?;
         let size = kind.point_bytes();
         ensure!(
             bytes.len().is_multiple_of(size),
@@ -98,12 +77,7 @@ impl<W: Write> ParamsWriter<W> {
             bytes.len()
         );
         let n = bytes.len() / size;
-        ensure!(
-            n <= self.owed,
-            "section {}: {} points more than its count",
-            kind.name(),
-            n - self.owed
-        );
+        ensure!(n <= self.owed, "section {}: {} points more than its count", kind.name(), n - self.owed);
         self.w.write_all(bytes)?;
         self.owed -= n;
         self.written += bytes.len() as u64;
@@ -117,16 +91,8 @@ impl<W: Write> ParamsWriter<W> {
 
     /// Checks that every section is complete and returns the inner writer, flushed.
     pub fn finish(mut self) -> Result<W> {
-        ensure!(
-            self.next == SectionKind::ALL.len(),
-            "only {} of 5 sections written",
-            self.next
-        );
-        ensure!(
-            self.owed == 0,
-            "section b_g2 is missing {} points",
-            self.owed
-        );
+        ensure!(self.next == SectionKind::ALL.len(), "only {} of 5 sections written", self.next);
+        ensure!(self.owed == 0, "section b_g2 is missing {} points", self.owed);
         self.w.flush()?;
         Ok(self.w)
     }
@@ -158,11 +124,9 @@ mod tests {
             w.begin(kind, i).unwrap();
             for k in 0..i {
                 if kind == SectionKind::BG2 {
-                    w.points(&(g2 * s(k as u64 + 1)).to_affine().to_uncompressed())
-                        .unwrap();
+                    w.points(&(g2 * s(k as u64 + 1)).to_affine().to_uncompressed()).unwrap();
                 } else {
-                    w.points(&(g1 * s(k as u64 + 1)).to_affine().to_uncompressed())
-                        .unwrap();
+                    w.points(&(g1 * s(k as u64 + 1)).to_affine().to_uncompressed()).unwrap();
                 }
             }
         }
@@ -176,9 +140,6 @@ mod tests {
         for (i, kind) in SectionKind::ALL.into_iter().enumerate() {
             assert_eq!(p.section(kind).count, i);
         }
-        assert_eq!(
-            &bytes[..vk_bytes(&vk).unwrap().len()],
-            &vk_bytes(&vk).unwrap()[..]
-        );
+        assert_eq!(&bytes[..vk_bytes(&vk).unwrap().len()], &vk_bytes(&vk).unwrap()[..]);
     }
 }

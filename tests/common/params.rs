@@ -26,10 +26,7 @@ pub fn cache_dir() -> PathBuf {
 }
 
 fn present(dir: &Path) -> (bool, bool) {
-    (
-        dir.join(format!("{STEM_2KIB}.params")).is_file(),
-        dir.join(format!("{STEM_2KIB}.vk")).is_file(),
-    )
+    (dir.join(format!("{STEM_2KIB}.params")).is_file(), dir.join(format!("{STEM_2KIB}.vk")).is_file())
 }
 
 /// A directory holding 2KiB PoRep `.params` and `.vk` under their official names, made with
@@ -37,16 +34,14 @@ fn present(dir: &Path) -> (bool, bool) {
 /// processes: an exclusive lock on `<dir>/.lock` serializes the check and the generation.
 pub fn test_params_dir() -> PathBuf {
     let dir = cache_dir();
-    std::fs::create_dir_all(&dir)
-        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     let lock = File::options()
         .create(true)
         .truncate(false)
         .write(true)
         .open(dir.join(".lock"))
         .unwrap_or_else(|e| panic!("cannot open {}/.lock: {e}", dir.display()));
-    lock.lock()
-        .unwrap_or_else(|e| panic!("cannot lock {}/.lock: {e}", dir.display()));
+    lock.lock().unwrap_or_else(|e| panic!("cannot lock {}/.lock: {e}", dir.display()));
     match present(&dir) {
         (true, true) => {}
         (false, false) => {

@@ -6,8 +6,7 @@ use std::path::Path;
 use anyhow::Result;
 use base64::Engine;
 use filecoin_proofs_api::seal::{
-    add_piece, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2,
-    SealCommitPhase1Output,
+    add_piece, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2, SealCommitPhase1Output,
 };
 use filecoin_proofs_api::{RegisteredSealProof, SectorId, UnpaddedBytesAmount};
 use rand::{Rng, SeedableRng};
@@ -40,12 +39,8 @@ pub fn seal_2kib(miner_id: u64, sector_num: u64, seed: u64, dir: &Path) -> Resul
     let sealed = dir.join(format!("sealed-{sector_num}"));
     let cache = dir.join(format!("cache-{sector_num}"));
     std::fs::create_dir_all(&cache)?;
-    let mut staged_file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&staged)?;
+    let mut staged_file =
+        std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&staged)?;
     let (piece, _) = add_piece(proof, Cursor::new(&data), &mut staged_file, unpadded, &[])?;
     staged_file.seek(SeekFrom::Start(0))?;
     staged_file.flush()?;
