@@ -171,6 +171,14 @@ fn params_of_another_sector_size() {
 }
 
 #[test]
+fn params_whose_points_are_not_on_the_curve() {
+    // Right counts, but every point is zero bytes (not a valid encoding of any point).
+    let dir = tempfile::tempdir().unwrap();
+    let p = sparse_params(dir.path(), counts_2kib(), 0);
+    prove_fails(&fixture(), dir.path(), &[], &[path_str(&p), "section h point 0 is not a valid G1 point"]);
+}
+
+#[test]
 fn params_info_names_a_truncated_file() {
     let dir = tempfile::tempdir().unwrap();
     let p = sparse_params(dir.path(), counts_2kib(), 1);

@@ -203,17 +203,6 @@ fn dif_butterflies(lo: &mut [Scalar], hi: &mut [Scalar], tw: &[Scalar], j0: usiz
     }
 }
 
-/// a[i] ← a[i]·g^i.
-pub fn distribute_powers(a: &mut [Scalar], g: Scalar) {
-    a.par_chunks_mut(PIECE).enumerate().for_each(|(c, part)| {
-        let mut acc = g.pow_vartime([(c * PIECE) as u64]);
-        for v in part {
-            *v *= acc;
-            acc *= g;
-        }
-    });
-}
-
 /// Permutes a (length 2^log_n) into bit-reversed index order.
 pub fn bit_reverse(a: &mut [Scalar], log_n: u32) {
     for i in 0..a.len() {

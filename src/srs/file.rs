@@ -3,6 +3,7 @@
 //! length and, on request, against a circuit's shape.
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use anyhow::{anyhow, bail, Context, Result};
 use blstrs::{G1Affine, G2Affine};
@@ -94,7 +95,12 @@ pub struct ParamsFile {
     map: Mmap,
     pub vk: VerifyingKey,
     pub sections: [Section; 5],
+    /// Outcome of the sampled point check, done once per open file.
+    sampled: OnceLock<std::result::Result<(), String>>,
 }
+
+/// Points fully checked (on the curve, in the subgroup) per section by [`ParamsFile::check_shape`].
+const SAMPLES_PER_SECTION: usize = 64;
 
 const VK_FIXED: usize = 3 * G1_BYTES + 3 * G2_BYTES;
 
@@ -188,7 +194,7 @@ impl ParamsFile {
                 map.len()
             );
         }
-        Ok(Self { path: path.to_path_buf(), map, vk, sections })
+        Ok(Self { path: path.to_path_buf(), map, vk, sections, sampled: OnceLock::new() })
     }
 
     pub fn section(&self, kind: SectionKind) -> &Section {
@@ -209,9 +215,38 @@ impl ParamsFile {
         self.map.is_empty()
     }
 
-    /// Checks every count against a circuit's shape; names the file, the section, the
-    /// expected and the found count on a mismatch.
+    /// Checks every count against a circuit's shape (naming the file, the section, the
+    /// expected and the found count on a mismatch), then, once per open file, a spread of
+    /// points of every section in full: a corrupt or foreign file fails here, not as a proof
+    /// that does not verify.
     pub fn check_shape(&self, shape: &Shape) -> Result<()> {
+        self.check_counts(shape)?;
+        self.sampled.get_or_init(|| self.check_sample()).clone().map_err(|e| anyhow!(e))
+    }
+
+    /// Fully checks SAMPLES_PER_SECTION evenly spread points of each section.
+    fn check_sample(&self) -> std::result::Result<(), String> {
+        for s in &self.sections {
+            let stride = (s.count / SAMPLES_PER_SECTION).max(1);
+            let raw = self.raw(s.kind);
+            let bad = match s.kind {
+                SectionKind::BG2 => super::points::check_sample_g2(raw, stride),
+                _ => super::points::check_sample_g1(raw, stride),
+            };
+            if let Some(i) = bad {
+                return Err(format!(
+                    "{}: section {} point {i} is not a valid {} point (on the curve, in the subgroup): the file is \
+                     corrupt or not a parameter file",
+                    self.path.display(),
+                    s.kind.name(),
+                    if s.kind == SectionKind::BG2 { "G2" } else { "G1" }
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_counts(&self, shape: &Shape) -> Result<()> {
         let p = self.path.display();
         if self.vk.ic.len() != shape.inputs {
             bail!(
