@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Generates every .ptx file under ptx/ (field, curve and kernel code) from the
+"""Generates every .ptxi fragment under ptx/ (field, curve and kernel code) from the
 Python generators in scripts/ptxgen/, after checking the generated arithmetic
 in a Python interpreter of the emitted PTX subset (scripts/ptxgen/simtest_*.py,
-run with --check). Edit the generators, never the .ptx files.
+run with --check). Edit the generators, never the .ptxi files.
 
   python3 scripts/gen-ptx.py [--check]
 
-Modules are composed from these parts by build.rs following ptx/MODULES.
+Modules are composed from these fragments by build.rs following ptx/MODULES (a
+.ptxi fragment is not a module on its own: only the composed modules assemble).
 """
 import os
 import subprocess
@@ -44,25 +45,25 @@ def main():
     f2 = ec.fp2_funcs()
     inv = [f for f in f2 if f.name == "fp_inv"]
     f2 = [f for f in f2 if f.name != "fp_inv"]
-    write("ff/fr.ptx", "BLS12-381 scalar field Fr (r, 255 bits), 8 x 32-bit limbs, Montgomery R = 2^256.\n" + ff.__doc__, ff.FR.funcs(),
+    write("ff/fr.ptxi", "BLS12-381 scalar field Fr (r, 255 bits), 8 x 32-bit limbs, Montgomery R = 2^256.\n" + ff.__doc__, ff.FR.funcs(),
           ff.FR.const_decls())
-    write("ff/fp.ptx", "BLS12-381 base field Fp (p, 381 bits), 12 x 32-bit limbs, Montgomery R = 2^384.\n" + ff.__doc__
+    write("ff/fp.ptxi", "BLS12-381 base field Fp (p, 381 bits), 12 x 32-bit limbs, Montgomery R = 2^384.\n" + ff.__doc__
           + "\nfp_inv: Fermat a^(p-2), left-to-right square-and-multiply.", ff.FP.funcs() + inv)
-    write("ff/fp2.ptx", ec.__doc__.split("Points")[0], f2)
-    write("ff/fp52.ptx", fp52.__doc__, fp52.funcs())
-    write("ec/g1.ptx", "G1 over Fp. g1_*: Fp arithmetic inlined; g1c_*: the same formulas calling the\n"
+    write("ff/fp2.ptxi", ec.__doc__.split("Points")[0], f2)
+    write("ff/fp52.ptxi", fp52.__doc__, fp52.funcs())
+    write("ec/g1.ptxi", "G1 over Fp. g1_*: Fp arithmetic inlined; g1c_*: the same formulas calling the\n"
           "fp_* .funcs (kept to compare the two in the benchmark).\n" + ec.__doc__,
           ec.G1.funcs() + [f for f in ec.G1C.funcs() if f.name in ("g1c_dbl", "g1c_madd")])
     g2 = [f for f in ec.G2.funcs() if f.name in ("g2_to_affine", "g2_to_jacobian", "g2_on_curve")]
-    write("ec/g2.ptx", "G2 over Fp2 (b' = 4(1+u)).\n" + ec.__doc__ + "\n" + ec_mem.__doc__, g2 + ec_mem.funcs())
-    write("kernels/selftest.ptx", "Self-test kernels: out[i] = op(in0[i], in1[i]) for every field operation,\n"
+    write("ec/g2.ptxi", "G2 over Fp2 (b' = 4(1+u)).\n" + ec.__doc__ + "\n" + ec_mem.__doc__, g2 + ec_mem.funcs())
+    write("kernels/selftest.ptxi", "Self-test kernels: out[i] = op(in0[i], in1[i]) for every field operation,\n"
           "compared on the host against blst. " + kernels.__doc__, kernels.selftest_kernels())
-    write("kernels/ec_test.ptx", "Self-test kernels for G1/G2 XYZZ arithmetic and conversions. " + kernels.__doc__,
+    write("kernels/ec_test.ptxi", "Self-test kernels for G1/G2 XYZZ arithmetic and conversions. " + kernels.__doc__,
           kernels.ec_kernels())
-    write("kernels/srs.ptx", ".params section conversion: big-endian uncompressed G1/G2 points -> affine\n"
+    write("kernels/srs.ptxi", ".params section conversion: big-endian uncompressed G1/G2 points -> affine\n"
           "Montgomery points in the kernels' layout, with validation.\n" + kernels.srs_kernels.__doc__,
           kernels.srs_kernels())
-    write("kernels/bench.ptx", "Throughput kernels (Fr/Fp mul, Fp sqr, FP64 Fp mul, G1/G2 mixed add).\n"
+    write("kernels/bench.ptxi", "Throughput kernels (Fr/Fp mul, Fp sqr, FP64 Fp mul, G1/G2 mixed add).\n"
           + kernels.bench_kernels.__doc__, kernels.bench_kernels())
 
 
