@@ -15,6 +15,7 @@ pub mod cpu;
 pub mod gpu;
 pub mod groth16;
 pub mod input;
+pub mod interrupt;
 pub mod pipeline;
 pub mod porep;
 pub mod setup;

@@ -162,3 +162,27 @@ fn killed_setup_leaves_no_official_files() {
     let left = names(work.path());
     assert!(left.iter().all(|n| n.starts_with('.') && n.contains(".tmp-")), "left behind: {left:?}");
 }
+
+/// Ctrl-C while it writes: exit status 130 and nothing left at all, not even temp files.
+#[test]
+fn interrupted_setup_leaves_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_filsnark"))
+        .args(["params", "setup", "--sector-size", "2KiB", "--seed", "10", "--out", s(work.path())])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let count = |dir: &Path| std::fs::read_dir(dir).unwrap().count();
+    let t = std::time::Instant::now();
+    while count(work.path()) == 0 {
+        assert!(t.elapsed().as_secs() < 300, "setup never started writing");
+        assert!(child.try_wait().unwrap().is_none(), "setup ended early");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "exit status after SIGINT");
+    assert_eq!(count(work.path()), 0, "files left behind after SIGINT");
+}

@@ -82,6 +82,7 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
             let out = out.expect("clap requires --out");
             let opts =
                 SetupOptions { kind, out_dir: out, seed, force, progress: std::io::stderr().is_terminal(), log: true };
+            filsnark::interrupt::install();
             let r = setup::setup_porep(&opts)?;
             let s = &r.shape;
             println!(

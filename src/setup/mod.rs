@@ -206,11 +206,14 @@ pub fn check_destination(dir: &Path, stem: &str, force: bool) -> Result<()> {
 struct Staged {
     tmp: Vec<(PathBuf, PathBuf)>,
     done: bool,
+    /// Registrations with the SIGINT/SIGTERM handler, which removes the temp files.
+    _on_interrupt: Vec<crate::interrupt::Pending>,
 }
 
 impl Staged {
     fn new(pairs: Vec<(PathBuf, PathBuf)>) -> Self {
-        Staged { tmp: pairs, done: false }
+        let guards = pairs.iter().map(|(tmp, _)| crate::interrupt::register(tmp)).collect();
+        Staged { tmp: pairs, done: false, _on_interrupt: guards }
     }
     fn commit(mut self) -> Result<()> {
         for (tmp, dst) in &self.tmp {
