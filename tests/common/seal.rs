@@ -12,20 +12,8 @@ use filecoin_proofs_api::{RegisteredSealProof, SectorId, UnpaddedBytesAmount};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// The prover id lotus derives from a miner actor id: the uvarint of the id, zero padded.
-pub fn prover_id(miner_id: u64) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    let (mut v, mut i) = (miner_id, 0);
-    loop {
-        let b = (v & 0x7f) as u8;
-        v >>= 7;
-        out[i] = if v == 0 { b } else { b | 0x80 };
-        i += 1;
-        if v == 0 {
-            return out;
-        }
-    }
-}
+/// The prover id lotus derives from a miner actor id (filsnark's own, unit-tested there).
+pub use filsnark::input::prover_id;
 
 /// Seals one 2KiB sector of random data and returns its C1 output.
 pub fn seal_2kib(miner_id: u64, sector_num: u64, seed: u64, dir: &Path) -> Result<SealCommitPhase1Output> {
