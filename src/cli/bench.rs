@@ -5,12 +5,11 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::bench::{self, BenchOptions};
-use filsnark::circuit::SectorIdentity;
 use filsnark::pipeline::backend::Cpu;
 use filsnark::pipeline::budget::parse_size;
 use filsnark::porep::{default_concurrency, write_atomic};
 
-use super::porep::load_c1;
+use super::porep::{load_c1, IdentityArgs};
 
 #[derive(Subcommand)]
 pub enum BenchCmd {
@@ -52,15 +51,8 @@ pub struct BenchArgs {
     /// Keep the proofs: write proof-NNN.bin files here (each verified, written atomically).
     #[arg(long)]
     out_dir: Option<PathBuf>,
-    /// Miner actor id (t0<ID>) the sectors were sealed for.
-    #[arg(long, default_value_t = 1000)]
-    miner_id: u64,
-    /// Sector number [default: SectorNum of each c1 wrapper].
-    #[arg(long)]
-    sector_num: Option<u64>,
-    /// Directory of the .params/.vk files [default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters].
-    #[arg(long)]
-    params_dir: Option<PathBuf>,
+    #[command(flatten)]
+    id: IdentityArgs,
     /// Make r and s reproducible: proof i uses seed + i.
     #[arg(long)]
     seed: Option<u64>,
@@ -80,7 +72,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
         .iter()
         .map(|p| {
             let c1 = load_c1(p.as_deref())?;
-            let sector = SectorIdentity { miner_id: args.miner_id, sector_num: c1.sector_num(args.sector_num)? };
+            let sector = args.id.sector(&c1)?;
             Ok((c1, sector))
         })
         .collect::<Result<Vec<_>>>()?;
@@ -89,7 +81,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
         concurrency: args.concurrency.unwrap_or_else(default_concurrency),
         mem_budget: args.mem_budget,
         seed: args.seed,
-        params_dir: args.params_dir.clone(),
+        params_dir: args.id.params_dir.clone(),
         out_dir: args.out_dir.clone(),
         progress: std::io::stderr().is_terminal(),
     };

@@ -32,20 +32,34 @@ pub enum VerifyCmd {
     Porep(VerifyArgs),
 }
 
+/// Who sealed the sector and where the parameters are: shared by prove, verify and bench.
+#[derive(Args)]
+pub struct IdentityArgs {
+    /// Miner actor id (t0<ID>) the sector was sealed for.
+    #[arg(long, default_value_t = 1000)]
+    pub miner_id: u64,
+    /// Sector number [default: SectorNum of the c1 wrapper].
+    #[arg(long)]
+    pub sector_num: Option<u64>,
+    /// Directory of the .params/.vk files [default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters].
+    #[arg(long)]
+    pub params_dir: Option<PathBuf>,
+}
+
+impl IdentityArgs {
+    /// The sector identity for a c1: the flags, else the wrapper's sector number.
+    pub fn sector(&self, c1: &C1Input) -> Result<SectorIdentity> {
+        Ok(SectorIdentity { miner_id: self.miner_id, sector_num: c1.sector_num(self.sector_num)? })
+    }
+}
+
 #[derive(Args)]
 pub struct SectorArgs {
     /// c1.json: the lotus-bench/Curio wrapper or a raw SealCommitPhase1Output [default: the built-in 2KiB sample]
     #[arg(long)]
     c1: Option<PathBuf>,
-    /// Miner actor id (t0<ID>) the sector was sealed for.
-    #[arg(long, default_value_t = 1000)]
-    miner_id: u64,
-    /// Sector number [default: SectorNum of the c1 wrapper].
-    #[arg(long)]
-    sector_num: Option<u64>,
-    /// Directory of the .params/.vk files [default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters].
-    #[arg(long)]
-    params_dir: Option<PathBuf>,
+    #[command(flatten)]
+    id: IdentityArgs,
 }
 
 #[derive(Args)]
@@ -93,8 +107,8 @@ impl SectorArgs {
     /// usual places hold no 2KiB parameters, insecure test parameters in the user's cache are
     /// used, made there once with `params setup` when `make` is set.
     fn params_dir(&self, c1: &C1Input, make: bool) -> Result<Option<PathBuf>> {
-        if self.c1.is_some() || self.params_dir.is_some() {
-            return Ok(self.params_dir.clone());
+        if self.c1.is_some() || self.id.params_dir.is_some() {
+            return Ok(self.id.params_dir.clone());
         }
         let stem = filsnark::setup::porep_stem(c1.kind)?;
         if filsnark::srs::locate::find(None, &stem, "params").is_ok() {
@@ -126,7 +140,7 @@ impl SectorArgs {
 
     fn load(&self) -> Result<(C1Input, SectorIdentity)> {
         let c1 = load_c1(self.c1.as_deref())?;
-        let sector = SectorIdentity { miner_id: self.miner_id, sector_num: c1.sector_num(self.sector_num)? };
+        let sector = self.id.sector(&c1)?;
         Ok((c1, sector))
     }
 }
