@@ -421,11 +421,55 @@ impl Function<'_> {
     /// size, and every device pointer passed must stay valid, and be large
     /// enough for what the kernel reads and writes, until the launch completes.
     pub unsafe fn launch(&self, stream: &Stream, grid: u32, block: u32, args: &[KernelArg]) -> Result<()> {
+        self.launch_ex(stream, (grid, 1), block, 0, args)
+    }
+
+    /// Launches on a 2-D grid `(x, y)` of 1-D blocks with `shared` bytes of dynamic shared
+    /// memory (above 48 KiB the kernel must first be allowed it with [`Function::set_max_shared`]).
+    ///
+    /// # Safety
+    /// As [`Function::launch`].
+    pub unsafe fn launch_ex(
+        &self,
+        stream: &Stream,
+        grid: (u32, u32),
+        block: u32,
+        shared: u32,
+        args: &[KernelArg],
+    ) -> Result<()> {
         stream.ctx.bind()?;
         let mut ptrs: Vec<*mut c_void> = args.iter().map(|a| a.as_ptr()).collect();
         check(
-            sys::cuLaunchKernel(self.f, grid, 1, 1, block, 1, 1, 0, stream.s, ptrs.as_mut_ptr(), std::ptr::null_mut()),
+            sys::cuLaunchKernel(
+                self.f,
+                grid.0,
+                grid.1,
+                1,
+                block,
+                1,
+                1,
+                shared,
+                stream.s,
+                ptrs.as_mut_ptr(),
+                std::ptr::null_mut(),
+            ),
             "cuLaunchKernel",
+        )
+        .map_err(|e| e.with_kernel(&self.name))
+    }
+
+    /// Allows launches with up to `bytes` of dynamic shared memory (needed above 48 KiB).
+    pub fn set_max_shared(&self, bytes: u32) -> Result<()> {
+        // SAFETY: valid function handle; the attribute takes a byte count.
+        check(
+            unsafe {
+                sys::cuFuncSetAttribute(
+                    self.f,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    bytes as i32,
+                )
+            },
+            "cuFuncSetAttribute",
         )
         .map_err(|e| e.with_kernel(&self.name))
     }
@@ -577,6 +621,70 @@ impl<T: Pod> DeviceBuffer<T> {
     /// The device address, for kernel arguments.
     pub fn arg(&self) -> KernelArg {
         KernelArg::U64(self.ptr)
+    }
+
+    /// The device address of element `offset` (at most `len`), for kernels that work on a part.
+    pub fn arg_at(&self, offset: usize) -> Result<KernelArg> {
+        if offset > self.len {
+            return Err(GpuError::Invalid(format!("offset {offset} past a buffer of {}", self.len)));
+        }
+        Ok(KernelArg::U64(self.ptr + (offset * std::mem::size_of::<T>()) as u64))
+    }
+
+    /// Stream-ordered copy of `src` into elements `offset..offset + src.len()`.
+    ///
+    /// # Safety
+    /// As [`DeviceBuffer::copy_from_host_async`].
+    pub unsafe fn copy_from_host_at_async(&mut self, offset: usize, src: &[T]) -> Result<()> {
+        if offset + src.len() > self.len {
+            return Err(GpuError::Invalid(format!(
+                "copy of {} elements at {offset} into a buffer of {}",
+                src.len(),
+                self.len
+            )));
+        }
+        self.stream.ctx.bind()?;
+        check(
+            sys::cuMemcpyHtoDAsync_v2(
+                self.ptr + (offset * std::mem::size_of::<T>()) as u64,
+                src.as_ptr() as *const c_void,
+                std::mem::size_of_val(src),
+                self.stream.s,
+            ),
+            "cuMemcpyHtoDAsync",
+        )
+    }
+
+    /// Stream-ordered copy of `len` elements from `src[src_offset..]` to `self[offset..]`.
+    pub fn copy_from_device(
+        &mut self,
+        offset: usize,
+        src: &DeviceBuffer<T>,
+        src_offset: usize,
+        len: usize,
+    ) -> Result<()> {
+        if offset + len > self.len || src_offset + len > src.len {
+            return Err(GpuError::Invalid(format!("device copy of {len} elements out of range")));
+        }
+        let sz = std::mem::size_of::<T>();
+        self.stream.ctx.bind()?;
+        // SAFETY: both ranges are inside live allocations, checked above; stream-ordered.
+        check(
+            unsafe {
+                sys::cuMemcpyDtoDAsync_v2(
+                    self.ptr + (offset * sz) as u64,
+                    src.ptr + (src_offset * sz) as u64,
+                    len * sz,
+                    self.stream.s,
+                )
+            },
+            "cuMemcpyDtoDAsync",
+        )
+    }
+
+    /// The stream this buffer is ordered on.
+    pub fn stream(&self) -> &Arc<Stream> {
+        &self.stream
     }
 
     /// Fills every byte with `v` (stream-ordered). Used to poison outputs.
