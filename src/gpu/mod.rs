@@ -10,6 +10,8 @@
 //! - [`bench`]    — kernel throughput next to the measured ceilings.
 //! - [`srs`]      — .params point sections to the kernels' layout on the device.
 //! - [`layout`]   — host-side views of the kernels' data layout.
+//! - [`ntt`]      — NTT over Fr and the H polynomial pipeline.
+//! - [`msm`]      — Pippenger MSM over G1 and G2 with the 0/1 scalar split.
 //!
 //! Without a driver or a device every entry point returns
 //! [`GpuError::NoGpu`]; nothing panics, so callers fall back to the CPU.
@@ -17,6 +19,8 @@ pub mod bench;
 pub mod driver;
 pub mod info;
 pub mod layout;
+pub mod msm;
+pub mod ntt;
 pub mod ptx;
 pub mod selftest;
 pub mod srs;
