@@ -334,3 +334,13 @@ mod tests {
         }
     }
 }
+
+/// Scalars as the kernels read them: 8 little-endian u32 words per element, Montgomery form.
+/// `blstrs::Scalar` is `repr(transparent)` over `blst_fr` (4 little-endian u64 limbs, Montgomery
+/// form), so on a little-endian host its bytes are exactly those words.
+pub fn scalar_words(v: &[blstrs::Scalar]) -> &[u32] {
+    const _: () = assert!(std::mem::size_of::<blstrs::Scalar>() == 32 && cfg!(target_endian = "little"));
+    // SAFETY: Scalar is 32 bytes of plain integer limbs with no padding (asserted above), u32
+    // has a smaller alignment than Scalar, and the length covers exactly the same bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u32, v.len() * 8) }
+}

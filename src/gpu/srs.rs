@@ -6,9 +6,14 @@
 //! device and runs `srs_g1_affine` / `srs_g2_affine` (module "srs"), which
 //! write affine Montgomery points (infinity = (0,0)) and a status word per
 //! point: 0 ok, 1 coordinate >= p, 2 wrong flags, 4 not on the curve.
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+
 use super::driver::{KernelArg, Module};
-use super::layout::Group;
+use super::layout::{Group, G1, G2};
 use super::{DeviceBuffer, Gpu, GpuError, Result};
+use crate::srs::{ParamsFile, SectionKind};
 
 /// Converts `bytes` (a whole number of points of group G) on the device.
 /// Returns the device buffer of affine points (2 * G::W words each) and the
@@ -38,4 +43,97 @@ pub fn convert_section<G: Group>(gpu: &Gpu, m: &Module, bytes: &[u8]) -> Result<
     status.copy_to_host(&mut st)?;
     drop(input);
     Ok((out, st))
+}
+
+/// Points converted per launch when a section is made resident: bounds the staging buffer
+/// (96 MiB of G1 or 192 MiB of G2 bytes).
+const RESIDENT_CHUNK: usize = 1 << 20;
+
+/// Device bytes the five sections of `srs` take once converted (the same as their raw size:
+/// 24 words per G1 point, 48 per G2 point).
+pub fn resident_bytes(srs: &ParamsFile) -> u64 {
+    SectionKind::ALL.iter().map(|&k| srs.raw(k).len() as u64).sum()
+}
+
+/// The five point sections of one `.params` file, converted on the device once and kept there
+/// for the life of the process (the SRS-resident memory plan).
+pub struct ResidentSrs {
+    pub path: PathBuf,
+    sections: Vec<DeviceBuffer<u32>>,
+}
+
+impl ResidentSrs {
+    /// Converts every section of `srs` chunk by chunk (module "srs") and checks every point's
+    /// status; a bad point is an error naming the file, the section and the point.
+    pub fn load(gpu: &Gpu, m: &Module, srs: &ParamsFile) -> anyhow::Result<ResidentSrs> {
+        let mut sections = Vec::with_capacity(5);
+        for kind in SectionKind::ALL {
+            let buf = if kind == SectionKind::BG2 {
+                convert_resident::<G2>(gpu, m, srs.raw(kind))
+            } else {
+                convert_resident::<G1>(gpu, m, srs.raw(kind))
+            };
+            let buf = buf.map_err(|e| anyhow!("{}: section {}: {e}", srs.path.display(), kind.name()))?;
+            sections.push(buf);
+        }
+        Ok(ResidentSrs { path: srs.path.clone(), sections })
+    }
+
+    /// The converted points of one section.
+    pub fn section(&self, kind: SectionKind) -> &DeviceBuffer<u32> {
+        &self.sections[kind as usize]
+    }
+}
+
+/// Converts a whole section into one device buffer, `RESIDENT_CHUNK` points per launch through
+/// a reused staging buffer; the status words of each chunk are checked before the next.
+fn convert_resident<G: Group>(gpu: &Gpu, m: &Module, bytes: &[u8]) -> std::result::Result<DeviceBuffer<u32>, String> {
+    let n = bytes.len() / G::SER;
+    let words = 2 * G::W;
+    let out = gpu.alloc::<u32>(n * words).map_err(|e| e.to_string())?;
+    let chunk = RESIDENT_CHUNK.min(n.max(1));
+    let mut staging = gpu.alloc::<u8>(chunk * G::SER).map_err(|e| e.to_string())?;
+    let mut status = gpu.alloc::<u32>(chunk).map_err(|e| e.to_string())?;
+    let f = m.function(&format!("srs_{}_affine", G::NAME.to_lowercase())).map_err(|e| e.to_string())?;
+    let block = f.max_threads_per_block().map_err(|e| e.to_string())?.clamp(32, 256) as u32;
+    let mut st = vec![0u32; chunk];
+    for first in (0..n).step_by(chunk) {
+        let len = chunk.min(n - first);
+        staging.copy_from_host(&bytes[first * G::SER..(first + len) * G::SER]).map_err(|e| e.to_string())?;
+        status.fill_bytes(0xff).map_err(|e| e.to_string())?;
+        let args = [
+            out.arg_at(first * words).map_err(|e| e.to_string())?,
+            staging.arg(),
+            status.arg(),
+            KernelArg::U32(len as u32),
+        ];
+        // SAFETY: srs_*_affine(out, in, status, n) reads `len` points from the staging buffer
+        // and writes `len` points at `first` of `out` (inside it: first + len <= n) and `len`
+        // status words; all three buffers live until the status download synchronizes.
+        unsafe { f.launch(&gpu.stream, len.div_ceil(block as usize) as u32, block, &args) }
+            .map_err(|e| e.to_string())?;
+        status.copy_to_host(&mut st[..len]).map_err(|e| e.to_string())?;
+        if let Some((i, s)) = st[..len].iter().enumerate().find(|(_, s)| **s != 0) {
+            return Err(format!("point {} is invalid ({})", first + i, status_reason(*s)));
+        }
+    }
+    Ok(out)
+}
+
+/// What a conversion status word means.
+pub fn status_reason(s: u32) -> String {
+    let mut why = Vec::new();
+    if s & 1 != 0 {
+        why.push("a coordinate is not below p");
+    }
+    if s & 2 != 0 {
+        why.push("wrong flag bits");
+    }
+    if s & 4 != 0 {
+        why.push("not on the curve");
+    }
+    if why.is_empty() {
+        return format!("status {s:#x}");
+    }
+    why.join(", ")
 }
