@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
 # Builds what the GPU machine runs (it has no Rust toolchain) into the
-# git-ignored folder gpu-pack/: the release binary filsnark and the
-# #[ignore]d GPU integration tests, debug info
-# stripped so the travelling tree stays small. Checks the PTX first.
+# git-ignored folder gpu-pack/: the release binary filsnark and every
+# tests/gpu_*.rs binary (their GPU tests are #[ignore]d), debug info
+# stripped and gzipped so the travelling tree stays small. Checks the PTX first.
 # Then, on the GPU machine: scripts/gpu-run.sh OUTDIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ptx-check.sh
 cargo build --release --bin filsnark
-tests=$(cargo test --release --no-run --test gpu_kernels --message-format=json 2>/dev/null \
+# Every tests/gpu_*.rs binary (GPU tests are #[ignore]d there; gpu-run.sh runs them all).
+names=$(ls tests/gpu_*.rs | xargs -n1 basename | sed 's/\.rs$//')
+bins=$(cargo test --release --no-run $(printf -- '--test %s ' $names) --message-format=json 2>/dev/null \
   | python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "gpu_kernels":
-        print(m["executable"])')
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"].startswith("gpu_"):
+        print(m["target"]["name"], m["executable"])')
 rm -rf gpu-pack && mkdir -p gpu-pack
-for b in target/release/filsnark; do
-  objcopy --strip-debug "$b" "gpu-pack/$(basename "$b")"
-done
-objcopy --strip-debug "$tests" gpu-pack/gpu_kernels
+# gzip: the travelling tree is capped at 64 MiB; gpu-run.sh unpacks into /tmp.
+objcopy --strip-debug target/release/filsnark gpu-pack/filsnark && gzip -9 gpu-pack/filsnark
+while read -r name exe; do
+  objcopy --strip-debug "$exe" "gpu-pack/$name" && gzip -9 "gpu-pack/$name"
+done <<< "$bins"
 git rev-parse HEAD > gpu-pack/COMMIT
 git status --short -- src/gpu ptx build.rs scripts/gen-ptx.py scripts/ptxgen scripts/ptx-check.sh scripts/gpu-pack.sh scripts/gpu-run.sh tests/gpu_kernels.rs | sed 's/^/dirty: /' >> gpu-pack/COMMIT || true
 du -sh gpu-pack/*

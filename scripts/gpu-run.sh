@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The one command run on the GPU machine: every GPU check and benchmark, logs
-# into OUTDIR (at most 8 files, so they all come back).
+# into OUTDIR (the caller tars them: only a few files come back).
 #   bash scripts/gpu-run.sh OUTDIR        (after scripts/gpu-pack.sh here)
 # Environment: SELFTEST_N (default 1048576 elements per operation).
 set -uo pipefail
 OUT="${1:?usage: gpu-run.sh OUTDIR}"
 mkdir -p "$OUT"
 cd "$(dirname "$0")/.."
-P=gpu-pack
+# The pack's binaries are gzipped (scripts/gpu-pack.sh): unpacked into /tmp here.
+P=/tmp/filsnark-gpu-pack
+mkdir -p $P && cp gpu-pack/COMMIT $P/ 2>/dev/null
+for f in gpu-pack/*.gz; do gunzip -c "$f" > "$P/$(basename "$f" .gz)" && chmod +x "$P/$(basename "$f" .gz)"; done
 N="${SELFTEST_N:-1048576}"
 rc=0
 {
@@ -27,8 +30,12 @@ step() { # name, command...
 }
 step info     $P/filsnark info
 step selftest $P/filsnark selftest gpu --n "$N"
-step bench    $P/filsnark bench kernels
-FILSNARK_SELFTEST_N=65536 FILSNARK_EXPECT_GPU=1 step tests $P/gpu_kernels --include-ignored --test-threads=1 --nocapture
+step bench    $P/filsnark bench kernels --max-log "${BENCH_MAX_LOG:-27}"
+# Every packed GPU test binary, with the packed filsnark and test parameters made here.
+export FILSNARK_BIN=$P/filsnark FILSNARK_EXPECT_GPU=1
+for t in $P/gpu_*; do
+  FILSNARK_SELFTEST_N=65536 step "$(basename "$t")" "$t" --include-ignored --test-threads=1 --nocapture
+done
 step memcheck timeout 300 compute-sanitizer --tool memcheck --print-limit 20 $P/filsnark selftest gpu --n 4096
 kill $DMON 2>/dev/null
 {
@@ -36,7 +43,7 @@ kill $DMON 2>/dev/null
   echo "== info"; grep -E "CUDA driver|device|PTX:|FAILED|local memory" "$OUT/info.log"
   echo "== selftest"; grep -E "FAIL|PASS|self-test" "$OUT/selftest.log"
   echo "== memcheck"; grep -E "ERROR SUMMARY|PASS|FAIL" "$OUT/memcheck.log" | tail -3
-  echo "== tests"; grep -E "test result|FAILED|panicked" "$OUT/tests.log"
+  echo "== tests"; grep -E "test result|FAILED|panicked" "$OUT"/gpu_*.log
   echo "== bench"; cat "$OUT/bench.log"
   echo "== clocks (dmon: mclk pclk MHz, count)"; awk '!/^#/ {print $5, $6}' "$OUT/dmon.log" | sort | uniq -c | sort -rn | head -5
 } | tee -a "$OUT/summary.log"

@@ -10,6 +10,7 @@ use ff::Field;
 use super::Density;
 
 /// Everything the prover needs from one synthesized circuit.
+#[derive(Clone)]
 pub struct Assignment {
     /// Public inputs, `inputs[0]` = ONE.
     pub inputs: Vec<Scalar>,

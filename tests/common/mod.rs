@@ -21,7 +21,7 @@ pub fn init_env() -> PathBuf {
 }
 
 pub fn filsnark(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_filsnark")).args(args).output().expect("run filsnark")
+    Command::new(params::bin()).args(args).output().expect("run filsnark")
 }
 
 pub fn stderr(o: &Output) -> String {

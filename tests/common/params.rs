@@ -14,6 +14,15 @@ pub const STEM_2KIB: &str = "v28-stacked-proof-of-replication-merkletree-poseido
 /// Seed of the cached parameters' toxic waste.
 pub const SEED: u64 = 1;
 
+/// The filsnark binary: `$FILSNARK_BIN` if set (the GPU machine runs packed test binaries far
+/// from the build tree), else the one cargo built for these tests.
+pub fn bin() -> PathBuf {
+    match std::env::var_os("FILSNARK_BIN") {
+        Some(b) if !b.is_empty() => PathBuf::from(b),
+        _ => PathBuf::from(env!("CARGO_BIN_EXE_filsnark")),
+    }
+}
+
 /// The cache directory (not created).
 pub fn cache_dir() -> PathBuf {
     match std::env::var_os("FILSNARK_TEST_PARAMS") {
@@ -46,7 +55,7 @@ pub fn test_params_dir() -> PathBuf {
         (true, true) => {}
         (false, false) => {
             let t = std::time::Instant::now();
-            let out = Command::new(env!("CARGO_BIN_EXE_filsnark"))
+            let out = Command::new(bin())
                 .args(["params", "setup", "--proof", "porep", "--sector-size", "2KiB", "--seed", &SEED.to_string()])
                 .arg("--out")
                 .arg(&dir)
