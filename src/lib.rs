@@ -9,6 +9,7 @@
 //! - [`gpu`]     — CUDA driver runtime (cudarc), embedded PTX modules, kernel launchers.
 //! - [`pipeline`] — partitions through the host lock and the device locks, memory budget, timings.
 //! - [`bench`]   — `bench porep`: the report (JSON, tables) and the SVG timeline.
+//! - [`synth`]   — synthetic C1 outputs: valid vanilla proofs without sealing a sector.
 pub mod bench;
 pub mod circuit;
 pub mod cpu;
@@ -20,3 +21,4 @@ pub mod pipeline;
 pub mod porep;
 pub mod setup;
 pub mod srs;
+pub mod synth;

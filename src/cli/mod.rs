@@ -2,6 +2,7 @@
 //! summaries); errors go to stderr as `filsnark: error: …` naming the file or device and the
 //! fault. Exit status: 0 success, 1 a proof that does not verify, 2 any other error.
 mod bench;
+mod c1;
 mod params;
 mod porep;
 
@@ -30,6 +31,9 @@ enum Cmd {
     /// Prove many times through the pipeline and show where the time goes.
     #[command(subcommand)]
     Bench(bench::BenchCmd),
+    /// Synthesize or check c1.json files (commit phase 1 outputs).
+    #[command(subcommand)]
+    C1(c1::C1Cmd),
     /// Inspect parameter files.
     #[command(subcommand)]
     Params(params::ParamsCmd),
@@ -70,6 +74,7 @@ pub fn run() -> i32 {
         Cmd::Prove(c) => porep::prove(c),
         Cmd::Verify(c) => porep::verify(c),
         Cmd::Bench(c) => bench::run(c),
+        Cmd::C1(c) => c1::run(c),
         Cmd::Params(c) => params::run(c),
         Cmd::Info => info(),
         Cmd::Selftest(SelftestCmd::Gpu { n, seed }) => selftest_gpu(n, seed),
