@@ -7,7 +7,7 @@ use blstrs::Scalar;
 use ff::Field;
 use filsnark::cpu::h_poly::h_poly;
 use filsnark::cpu::ntt::Domain;
-use filsnark::gpu::ntt::{bench_h, bench_ntt, plan, scalar_words, Ntt, WORDS};
+use filsnark::gpu::ntt::{bench_h_with, bench_ntt_with, plan, scalar_words, Ntt, Occupancy, WORDS};
 use filsnark::gpu::{DeviceBuffer, Gpu};
 use rand::{RngCore, SeedableRng};
 use rayon::prelude::*;
@@ -33,6 +33,16 @@ fn ntt_without_gpu_is_reported_cleanly() {
 /// under compute-sanitizer).
 fn max_log() -> u32 {
     std::env::var("FILSNARK_NTT_MAX_LOG").ok().and_then(|s| s.parse().ok()).unwrap_or(20)
+}
+
+/// The Ntt under test: FILSNARK_NTT_OCC=4 selects the four-blocks-per-SM kernels.
+fn new_ntt(gpu: &Gpu) -> Ntt {
+    let occ = match std::env::var("FILSNARK_NTT_OCC").as_deref() {
+        Ok("4") => Occupancy::Four,
+        _ => Occupancy::Three,
+    };
+    println!("kernels: {occ:?} blocks per SM");
+    Ntt::with_occupancy(gpu, occ).unwrap()
 }
 
 fn seed() -> u64 {
@@ -89,7 +99,7 @@ fn check_ntt(gpu: &Gpu, ntt: &Ntt, log_n: u32, inverse: bool, seed: u64) {
 #[ignore]
 fn gpu_ntt_matches_cpu_2_1_to_2_20() {
     let gpu = Gpu::open(0).unwrap();
-    let ntt = Ntt::new(&gpu).unwrap();
+    let ntt = new_ntt(&gpu);
     let s = seed();
     for log_n in 1..=max_log() {
         for inverse in [false, true] {
@@ -103,7 +113,7 @@ fn gpu_ntt_matches_cpu_2_1_to_2_20() {
 #[ignore]
 fn gpu_ntt_matches_cpu_large() {
     let gpu = Gpu::open(0).unwrap();
-    let ntt = Ntt::new(&gpu).unwrap();
+    let ntt = new_ntt(&gpu);
     let s = seed();
     for log_n in [24, 25] {
         check_ntt(&gpu, &ntt, log_n, false, s);
@@ -118,7 +128,7 @@ fn gpu_ntt_round_trip_2_27() {
     // 2^27 on the CPU is slow: check forward then inverse gives the input back, and a few
     // forward outputs by direct evaluation.
     let gpu = Gpu::open(0).unwrap();
-    let ntt = Ntt::new(&gpu).unwrap();
+    let ntt = new_ntt(&gpu);
     let s = seed();
     let log_n = 27;
     let n = 1usize << log_n;
@@ -151,7 +161,7 @@ fn gpu_ntt_round_trip_2_27() {
 #[ignore]
 fn gpu_h_poly_matches_cpu() {
     let gpu = Gpu::open(0).unwrap();
-    let ntt = Ntt::new(&gpu).unwrap();
+    let ntt = new_ntt(&gpu);
     let s = seed();
     let lens = [1usize, 2, 3, 4, 5, 17, 100, 512, 1000, 1 << 10, (1 << 12) - 7, (1 << 16) + 3, 300_001, 1 << 20];
     for (k, &len) in lens.iter().enumerate().filter(|(_, &l)| l <= 1 << max_log()) {
@@ -174,16 +184,17 @@ fn gpu_h_poly_matches_cpu() {
 #[ignore]
 fn gpu_ntt_bench() {
     let gpu = Gpu::open(0).unwrap();
+    let ntt = new_ntt(&gpu);
     let mhz = gpu.ctx.device.clock_khz().unwrap() / 1000;
     println!("device {} (max SM clock {mhz} MHz)", gpu.ctx.device.name().unwrap());
     for (l, floor) in [(20u32, None), (24, Some(30.0 * 24.0 / 27.0 / 8.0)), (27, Some(30.0))] {
-        let ms = bench_ntt(&gpu, l).unwrap();
+        let ms = bench_ntt_with(&gpu, &ntt, l).unwrap();
         let f = floor.map(|f: f64| format!(", floor ~{f:.1} ms, ratio {:.2}", ms / f)).unwrap_or_default();
         println!("bench_ntt({l}) = {ms:.2} ms{f}");
         assert!(ms > 0.0);
     }
     for (l, floor) in [(24u32, 250.0 / 8.0), (27, 250.0)] {
-        let ms = bench_h(&gpu, l).unwrap();
+        let ms = bench_h_with(&gpu, &ntt, l).unwrap();
         println!("bench_h({l}) = {ms:.2} ms, floor ~{floor:.1} ms, ratio {:.2}", ms / floor);
         assert!(ms > 0.0);
     }
@@ -195,7 +206,7 @@ fn gpu_ntt_profile_once() {
     // one forward transform of 2^FILSNARK_NTT_PROFILE_LOG (default 24), for ncu
     let log_n = std::env::var("FILSNARK_NTT_PROFILE_LOG").ok().and_then(|s| s.parse().ok()).unwrap_or(24);
     let gpu = Gpu::open(0).unwrap();
-    let ntt = Ntt::new(&gpu).unwrap();
+    let ntt = new_ntt(&gpu);
     let mut data = filsnark::gpu::ntt::random_device(&gpu, 1 << log_n, 5).unwrap();
     ntt.ntt(&gpu, &mut data, log_n, false).unwrap();
     gpu.stream.synchronize().unwrap();

@@ -200,14 +200,17 @@ def butterfly(f, v, q, q2, w):
     v[q], v[q2] = s, d
 
 
-def pass_kernel(r):
+def pass_kernel(r, blocks=MIN_BLOCKS):
+    """The pass kernel of radix 2^r; blocks = the blocks per SM its launch bounds ask for
+    (3: at most 168 registers; 4: at most 128, name suffix "o")."""
     R = 1 << r
     Et = min(8, R)
     loop_los = list(range(r - 3, 0, -3))
     s0 = r - 3 * len(loop_los)
-    f = KernelFn(f"ntt_r{r}", entry=True, params=PARAMS,
+    f = KernelFn(f"ntt_r{r}" + ("o" if blocks != MIN_BLOCKS else ""), entry=True, params=PARAMS,
            doc=f"ntt_r{r}: one pass of radix 2^{r} (see the header): {len(loop_los)} runtime radix-8 rounds, "
                f"a last round of {s0} stage(s), the store loop")
+    f.blocks = blocks
     g = Gen(f)
     P = {}
     for n in PTRS:
@@ -309,60 +312,79 @@ def pass_kernel(r):
         element_st(g, sbase, off1, swz_f(g, r, F, csh), v[q])
     g.bar()
 
-    # 4. store loop
+    # 4. store loop, two elements per iteration (their table loads overlap; one in the
+    #    four-blocks variant, which has no registers to spare)
+    U = min(2 if blocks == MIN_BLOCKS else 1, Et)
     i = g.mov(0)
     top = f.label("store")
     f.op("label", top)
-    # (flags and masks recomputed per element: fewer registers live across the loop)
+    # (flags and masks recomputed per iteration: fewer registers live across the loop)
     pB, pFac, pTwo, pSc, pComb = (g.flag(flags, b) for b in (F_MODEB, F_FACTOR, F_TWO, F_SCALE, F_COMBINE))
     kmask = g.sub(g.shl(one, lg_k), 1)
-    bmask = g.sub(g.shl(one, lg_b), 1)
     rk = g.add(lg_k, r)
-    u = g.mad(i, ntid, tid)
-    c_ = g.selp(g.shr(u, r), g.and_(u, gm), pB)
-    k = g.selp(g.and_(u, R - 1), g.shr(u, lg_g), pB)
-    F = g.or_(g.shl(c_, r), k)
-    v = element_ld(g, sbase, off1, swz_f(g, r, F, csh))
-    fcol = g.or_(f0, c_)
-    fhi, flo = g.shr(fcol, lg_k), g.and_(fcol, kmask)
-    pos = g.or_(g.or_(g.shl(fhi, rk), g.shl(k, lg_k)), flo)
+    el = []
+    for jj in range(U):
+        u = g.mad(g.add(i, jj), ntid, tid)
+        c_ = g.selp(g.shr(u, r), g.and_(u, gm), pB)
+        k = g.selp(g.and_(u, R - 1), g.shr(u, lg_g), pB)
+        v = element_ld(g, sbase, off1, swz_f(g, r, g.or_(g.shl(c_, r), k), csh))
+        fcol = g.or_(f0, c_)
+        fhi, flo = g.shr(fcol, lg_k), g.and_(fcol, kmask)
+        pos = g.or_(g.or_(g.shl(fhi, rk), g.shl(k, lg_k)), flo)
+        el.append((k, fcol, fhi, pos, v))
     skip = f.label("nofactor")
     f.op("bra", skip, pFac, True)
-    E = g.shl(g.b("mul.lo.u32", fhi, k), lg_k)
-    i1 = g.selp(k, g.shr(E, lg_b), pSc)
-    i2 = g.selp(fcol, g.and_(E, bmask), pSc)
-    w = f.ts(8)
-    a1 = g.addr64(P["p1"], i1, 32)
-    g.mem("ld.global.nc", w[:4], a1)
-    g.mem("ld.global.nc", w[4:], a1, 16)
+    bmask = g.sub(g.shl(one, lg_b), 1)
+    ws, i2s = [], []
+    for k, fcol, fhi, pos, v in el:
+        E = g.shl(g.b("mul.lo.u32", fhi, k), lg_k)
+        i1 = g.selp(k, g.shr(E, lg_b), pSc)
+        i2s.append(g.selp(fcol, g.and_(E, bmask), pSc))
+        w = f.ts(8)
+        a1 = g.addr64(P["p1"], i1, 32)
+        g.mem("ld.global.nc", w[:4], a1)
+        g.mem("ld.global.nc", w[4:], a1, 16)
+        ws.append(w)
     one_tab = f.label("onetable")
     f.op("bra", one_tab, pTwo, True)
-    w2 = f.ts(8)
-    a2 = g.addr64(P["p2"], i2, 32)
-    g.mem("ld.global.nc", w2[:4], a2)
-    g.mem("ld.global.nc", w2[4:], a2, 16)
-    FR.emit_mul(f, w, w, w2)
+    w2s = []
+    for i2 in i2s:
+        w2 = f.ts(8)
+        a2 = g.addr64(P["p2"], i2, 32)
+        g.mem("ld.global.nc", w2[:4], a2)
+        g.mem("ld.global.nc", w2[4:], a2, 16)
+        w2s.append(w2)
+    for w, w2 in zip(ws, w2s):
+        FR.emit_mul(f, w, w, w2)
     f.op("label", one_tab)
-    FR.emit_mul(f, v, v, w)
+    for (k, fcol, fhi, pos, v), w in zip(el, ws):
+        FR.emit_mul(f, v, v, w)
     f.op("label", skip)
     nocomb = f.label("nocombine")
     f.op("bra", nocomb, pComb, True)
-    A, B, Z, ab = f.ts(8), f.ts(8), f.ts(8), f.ts(8)
-    aa, ab_ = g.addr64(P["pa"], pos, 32), g.addr64(P["pb"], pos, 32)
-    g.mem("ld.global", A[:4], aa)
-    g.mem("ld.global", A[4:], aa, 16)
-    g.mem("ld.global", B[:4], ab_)
-    g.mem("ld.global", B[4:], ab_, 16)
+    Z = f.ts(8)
     g.mem("ld.global.nc", Z[:4], P["pz"])
     g.mem("ld.global.nc", Z[4:], P["pz"], 16)
-    FR.emit_mul(f, ab, A, B)
-    FR.emit_sub(f, ab, ab, v)
-    FR.emit_mul(f, v, ab, Z)
+    AB = []
+    for k, fcol, fhi, pos, v in el:
+        A, B = f.ts(8), f.ts(8)
+        aa, ab_ = g.addr64(P["pa"], pos, 32), g.addr64(P["pb"], pos, 32)
+        g.mem("ld.global", A[:4], aa)
+        g.mem("ld.global", A[4:], aa, 16)
+        g.mem("ld.global", B[:4], ab_)
+        g.mem("ld.global", B[4:], ab_, 16)
+        AB.append((A, B))
+    for (k, fcol, fhi, pos, v), (A, B) in zip(el, AB):
+        ab = f.ts(8)
+        FR.emit_mul(f, ab, A, B)
+        FR.emit_sub(f, ab, ab, v)
+        FR.emit_mul(f, v, ab, Z)
     f.op("label", nocomb)
-    da = g.addr64(P["dst"], pos, 32)
-    g.mem("st.global", v[:4], da)
-    g.mem("st.global", v[4:], da, 16)
-    f.op("add.u32", i, i, 1)
+    for k, fcol, fhi, pos, v in el:
+        da = g.addr64(P["dst"], pos, 32)
+        g.mem("st.global", v[:4], da)
+        g.mem("st.global", v[4:], da, 16)
+    f.op("add.u32", i, i, U)
     f.op("bra", top, g.pred("lt", i, Et), False)
     return f
 
@@ -381,8 +403,11 @@ def swz_f(g, r, F, csh):
     return g.xor(F, g.and_(key, 7))
 
 
+OCC4_R = (7, 8, 9)  # radices that also get the four-blocks-per-SM variant (no spills at 128)
+
+
 def kernels():
-    return [pass_kernel(r) for r in range(1, MAXR + 1)]
+    return [pass_kernel(r) for r in range(1, MAXR + 1)] + [pass_kernel(r, 4) for r in OCC4_R]
 
 
 def decls():
@@ -393,8 +418,10 @@ class KernelFn(Fn):
     """An .entry printed with launch bounds: at most 128 threads (1024 elements), three
     blocks per SM, so ptxas keeps it within 168 registers (at 128 it spilled)."""
 
+    blocks = MIN_BLOCKS
+
     def ptx(self):
-        return super().ptx().replace(")\n{", f")\n.maxntid {MAX_THREADS}, 1, 1\n.minnctapersm {MIN_BLOCKS}\n{{", 1)
+        return super().ptx().replace(")\n{", f")\n.maxntid {MAX_THREADS}, 1, 1\n.minnctapersm {self.blocks}\n{{", 1)
 
 
 # ----------------------------------------------------------------------------
@@ -551,7 +578,7 @@ def pass_params(L, rs, p, eb_log=EB_LOG):
     return r, lg_k, lg_g
 
 
-def sim_ntt(S, L, x, inverse=False, coset=None, combine=None, rs=None, eb_log=6):
+def sim_ntt(S, L, x, inverse=False, coset=None, combine=None, rs=None, eb_log=6, suffix=""):
     """Runs the generated kernels on x (canonical ints) in the simulator; returns
     the output (canonical ints). coset: g for the output scale g^i (inverse
     transforms include 1/n); combine: (A, B, z) for v <- (A*B - v)*z at the end."""
@@ -610,7 +637,7 @@ def sim_ntt(S, L, x, inverse=False, coset=None, combine=None, rs=None, eb_log=6)
         params = dict(src=bufs[0], dst=bufs[1], tw=tw, p1=p1, p2=p2, pa=pa, pb=pb, pz=pz,
                       lg_s=L - r, lg_k=lg_k, lg_g=lg_g, lg_b=B, flags=flags)
         G = 1 << lg_g
-        S.launch(f"ntt_r{r}", (N >> r) // G, G * (1 << r) // Et, G * (32 << r) + 64, params)
+        S.launch(f"ntt_r{r}{suffix if r in OCC4_R else ''}", (N >> r) // G, G * (1 << r) // Et, G * (32 << r) + 64, params)
         bufs.reverse()
     out = S.read(bufs[0], N * 8)
     return [unmont(out[8 * i:8 * i + 8]) for i in range(N)]
@@ -663,6 +690,17 @@ def selfcheck(seed=1):
         S.gmem.clear()
         S.bufs.clear()
         print(f"ntt sim ok: L={L} passes={rs} G*R=2^{eb} inverse={inv} coset={coset is not None}")
+    # the four-blocks-per-SM builds (radix 2^7..2^9; one-element store loop)
+    for L, rs, inv, coset in ((9, [9], False, 7), (8, [8], True, None), (7, [7], False, None)):
+        N = 1 << L
+        x = [random.randrange(MOD) for _ in range(N)]
+        got = sim_ntt(S, L, x, inv, coset, rs=rs, eb_log=9, suffix="o")
+        w = pow(root(L), -1, MOD) if inv else root(L)
+        y = [v * (pow(N, -1, MOD) if inv else 1) * pow(coset or 1, i, MOD) % MOD for i, v in enumerate(dft(x, w))]
+        assert got == y, ("ntt mismatch, four-blocks build", L)
+        S.gmem.clear()
+        S.bufs.clear()
+        print(f"ntt sim ok: L={L} four-blocks build inverse={inv} coset={coset is not None}")
     # H step fused into the last pass: v <- (A*B - v)*z
     L, N = 6, 64
     x = [random.randrange(MOD) for _ in range(N)]

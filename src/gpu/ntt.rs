@@ -82,9 +82,19 @@ enum Last<'a> {
     Combine(&'a DeviceBuffer<u32>, &'a DeviceBuffer<u32>, &'a DeviceBuffer<u32>),
 }
 
+/// Which build of the radix-2^7..2^9 pass kernels runs (the module has both): launch bounds
+/// for three blocks of 128 threads per SM (≤ 168 registers, the store loop two elements at a
+/// time) or four (≤ 128 registers, one element at a time). Smaller radices have one build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Occupancy {
+    Three,
+    Four,
+}
+
 /// The NTT module, its radix twiddle tables and the per-size tables.
 pub struct Ntt {
     module: Module,
+    occupancy: Occupancy,
     /// ω_512^j and ω_512^-j, j < 256.
     radix: [DeviceBuffer<u32>; 2],
     tables: Mutex<HashMap<u32, Arc<Tables>>>,
@@ -93,13 +103,24 @@ pub struct Ntt {
 impl Ntt {
     /// Loads module "ntt" and uploads the radix tables.
     pub fn new(gpu: &Gpu) -> Result<Ntt> {
+        Self::with_occupancy(gpu, Occupancy::Three)
+    }
+
+    /// [`Ntt::new`] with a chosen build of the large-radix kernels.
+    pub fn with_occupancy(gpu: &Gpu, occupancy: Occupancy) -> Result<Ntt> {
         let module = gpu.load("ntt")?;
         let w = root_of_unity(MAX_R);
         let radix = [gpu.upload(scalar_words(&powers(w, 256)))?, gpu.upload(scalar_words(&powers(inv(w), 256)))?];
+        let ntt = Ntt { module, occupancy, radix, tables: Mutex::new(HashMap::new()) };
         for r in 1..=MAX_R {
-            module.function(&format!("ntt_r{r}"))?;
+            ntt.module.function(&ntt.kernel(r))?;
         }
-        Ok(Ntt { module, radix, tables: Mutex::new(HashMap::new()) })
+        Ok(ntt)
+    }
+
+    fn kernel(&self, r: u32) -> String {
+        let four = self.occupancy == Occupancy::Four && (7..=9).contains(&r);
+        format!("ntt_r{r}{}", if four { "o" } else { "" })
     }
 
     fn tables(&self, gpu: &Gpu, log_n: u32) -> Result<Arc<Tables>> {
@@ -271,7 +292,7 @@ impl Ntt {
                 KernelArg::U32(t.plan[0]),
                 KernelArg::U32(flags),
             ];
-            let f = self.module.function(&format!("ntt_r{r}"))?;
+            let f = self.module.function(&self.kernel(r))?;
             // SAFETY: ntt_r{r}(src, dst, tw, p1, p2, pa, pb, pz, lg_s, lg_k, lg_g, lg_b, flags):
             // src and dst hold 2^log_n elements (checked by the callers), tw 256, p1/p2 the
             // tables of `t` for this log_n (their index ranges are those of build_tables), pa/pb
@@ -375,7 +396,16 @@ fn median_ms(gpu: &Gpu, repeats: usize, mut run: impl FnMut() -> Result<()>) -> 
 
 /// Median ms of a forward NTT of 2^log_n random elements already on the device.
 pub fn bench_ntt(gpu: &Gpu, log_n: u32) -> Result<f64> {
-    let ntt = Ntt::new(gpu)?;
+    bench_ntt_with(gpu, &Ntt::new(gpu)?, log_n)
+}
+
+/// Median ms of the whole H pipeline at 2^log_n (inputs already on the device).
+pub fn bench_h(gpu: &Gpu, log_n: u32) -> Result<f64> {
+    bench_h_with(gpu, &Ntt::new(gpu)?, log_n)
+}
+
+/// [`bench_ntt`] with a given [`Ntt`].
+pub fn bench_ntt_with(gpu: &Gpu, ntt: &Ntt, log_n: u32) -> Result<f64> {
     let n = 1usize << log_n;
     let mut data = random_device(gpu, n, 1)?;
     let mut tmp = gpu.alloc::<u32>(n * WORDS)?;
@@ -383,9 +413,8 @@ pub fn bench_ntt(gpu: &Gpu, log_n: u32) -> Result<f64> {
     median_ms(gpu, 9, || ntt.ntt_with(gpu, &mut data, &mut tmp, log_n, false))
 }
 
-/// Median ms of the whole H pipeline at 2^log_n (inputs already on the device).
-pub fn bench_h(gpu: &Gpu, log_n: u32) -> Result<f64> {
-    let ntt = Ntt::new(gpu)?;
+/// [`bench_h`] with a given [`Ntt`].
+pub fn bench_h_with(gpu: &Gpu, ntt: &Ntt, log_n: u32) -> Result<f64> {
     let n = 1usize << log_n;
     let (mut a, mut b, mut c) = (random_device(gpu, n, 2)?, random_device(gpu, n, 3)?, random_device(gpu, n, 4)?);
     let mut tmp = gpu.alloc::<u32>(n * WORDS)?;
