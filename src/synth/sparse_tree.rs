@@ -194,7 +194,7 @@ mod tests {
         assert_eq!(shape_arities(1 << 30, 8, 8, 0).unwrap().len(), 10);
         assert_eq!(shape_arities(1 << 31, 8, 8, 2).unwrap(), [vec![8; 9], vec![8, 2]].concat());
         assert_eq!(shape_arities(1 << 30, 2, 0, 0).unwrap().len(), 30);
-        assert!(shape_arities(1 << 30, 8, 0, 0).is_err());
+        assert!(shape_arities(1 << 31, 8, 0, 0).is_err()); // 2^31 is no power of 8
     }
 
     #[test]
@@ -218,6 +218,48 @@ mod tests {
             assert_eq!(p.leaf(), tree.leaf(i));
         }
         assert!(tree.proof::<U8, U0, U0>(3).is_err());
+    }
+
+    /// The crates' own in-memory trees (merkletree through storage-proofs-core) over the same
+    /// leaves give the same roots and the same proof paths: binary SHA-256 (tree D) and the
+    /// 8-8-2 Poseidon shape with base, sub and top levels (64GiB's tree C and tree R).
+    #[test]
+    fn same_roots_and_paths_as_the_crates_trees() {
+        use merkletree::store::VecStore;
+        use storage_proofs_core::merkle::{MerkleTreeTrait, MerkleTreeWrapper};
+        type PD = <PoseidonHasher as Hasher>::Domain;
+        type SD = <Sha256Hasher as Hasher>::Domain;
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+
+        let data: Vec<SD> = (0..64).map(|_| SD::random(&mut rng)).collect();
+        let dense = MerkleTreeWrapper::<Sha256Hasher, VecStore<SD>, U2, U0, U0>::new(data.clone()).unwrap();
+        let sparse = SparseTree::<Sha256Hasher>::build(shape_arities(64, 2, 0, 0).unwrap(), data, []).unwrap();
+        assert_eq!(sparse.root(), dense.root());
+        for i in [1usize, 37, 63] {
+            assert_eq!(sparse.path(i as u64), dense.gen_proof(i).unwrap().path(), "tree D leaf {i}");
+        }
+
+        // 16 base trees of 64 leaves, 2 sub-trees of 8, a top of 2: zeros but for a few leaves.
+        let mut leaves = vec![PD::default(); 1024];
+        let touched: Vec<(u64, PD)> = [5u64, 64, 511, 512, 1023].iter().map(|&i| (i, PD::random(&mut rng))).collect();
+        for (i, v) in &touched {
+            leaves[*i as usize] = *v;
+        }
+        type Base = MerkleTreeWrapper<PoseidonHasher, VecStore<PD>, U8, U0, U0>;
+        type Sub = MerkleTreeWrapper<PoseidonHasher, VecStore<PD>, U8, U8, U0>;
+        let base: Vec<Base> = leaves.chunks(64).map(|c| Base::new(c.to_vec()).unwrap()).collect();
+        let mut base = base.into_iter();
+        let subs: Vec<Sub> = (0..2).map(|_| Sub::from_trees(base.by_ref().take(8).collect()).unwrap()).collect();
+        let top = MerkleTreeWrapper::<PoseidonHasher, VecStore<PD>, U8, U8, U2>::from_sub_trees(subs).unwrap();
+        let arities = shape_arities(1024, 8, 8, 2).unwrap();
+        let sparse = SparseTree::<PoseidonHasher>::build(arities, vec![PD::default()], touched).unwrap();
+        assert_eq!(sparse.root(), top.root());
+        for i in [0usize, 5, 64, 300, 512, 1023] {
+            let theirs = top.gen_proof(i).unwrap();
+            let ours: MerkleProof<PoseidonHasher, U8, U8, U2> = sparse.proof(i as u64).unwrap();
+            assert_eq!(ours.path(), theirs.path(), "8-8-2 leaf {i}");
+            assert_eq!((ours.leaf(), ours.root()), (theirs.leaf(), theirs.root()));
+        }
     }
 
     #[test]
