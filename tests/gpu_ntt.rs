@@ -35,11 +35,12 @@ fn max_log() -> u32 {
     std::env::var("FILSNARK_NTT_MAX_LOG").ok().and_then(|s| s.parse().ok()).unwrap_or(20)
 }
 
-/// The Ntt under test: FILSNARK_NTT_OCC=4 selects the four-blocks-per-SM kernels.
+/// The Ntt under test: FILSNARK_NTT_OCC=3 selects the three-blocks-per-SM kernels, else the
+/// default four-blocks build.
 fn new_ntt(gpu: &Gpu) -> Ntt {
     let occ = match std::env::var("FILSNARK_NTT_OCC").as_deref() {
-        Ok("4") => Occupancy::Four,
-        _ => Occupancy::Three,
+        Ok("3") => Occupancy::Three,
+        _ => Occupancy::Four,
     };
     println!("kernels: {occ:?} blocks per SM");
     Ntt::with_occupancy(gpu, occ).unwrap()
