@@ -48,6 +48,8 @@ use crate::input::{prover_id, C1Input, PorepKind};
 type G = DefaultPieceHasher;
 type DataDomain = <Sha256Hasher as Hasher>::Domain;
 type TreeDomain = <DefaultTreeHasher as Hasher>::Domain;
+/// The variant of filecoin-proofs-api's `VanillaSealProof` for a tree shape.
+type WrapVanilla<Tree> = fn(Vec<Vec<Proof<Tree, G>>>) -> VanillaSealProof;
 
 /// Data nodes (32 bytes each) in the random block the sector's data repeats: 2 MiB, or the
 /// whole sector when it is smaller.
@@ -175,7 +177,7 @@ fn opened_columns<Tree: MerkleTreeTrait>(pp: &PublicParams<Tree>, challenged: &B
 
 fn synth_with<Tree: 'static + MerkleTreeTrait<Hasher = DefaultTreeHasher>>(
     opts: &SynthOptions,
-    wrap: fn(Vec<Vec<Proof<Tree, G>>>) -> VanillaSealProof,
+    wrap: WrapVanilla<Tree>,
 ) -> Result<(SealCommitPhase1Output, SynthStats)> {
     let registered = opts.kind.registered_v1_1();
     let config = registered.as_v1_config();

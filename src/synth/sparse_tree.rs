@@ -150,7 +150,7 @@ impl<H: Hasher> SparseTree<H> {
 fn level_patterns<H: Hasher>(arities: &[usize], leaf_pattern: Vec<H::Domain>) -> Result<Vec<Vec<H::Domain>>> {
     ensure!(!leaf_pattern.is_empty(), "the leaf pattern is empty");
     ensure!(
-        leaf_count(arities) % leaf_pattern.len() as u64 == 0,
+        leaf_count(arities).is_multiple_of(leaf_pattern.len() as u64),
         "a pattern of {} leaves does not repeat evenly over {} leaves",
         leaf_pattern.len(),
         leaf_count(arities)
@@ -161,7 +161,7 @@ fn level_patterns<H: Hasher>(arities: &[usize], leaf_pattern: Vec<H::Domain>) ->
         let next: Vec<H::Domain> = if below.len() == 1 {
             vec![hash_group::<H>(&vec![below[0]; a], level)]
         } else {
-            ensure!(below.len() % a == 0, "a pattern of {} nodes does not fill groups of {a}", below.len());
+            ensure!(below.len().is_multiple_of(a), "a pattern of {} nodes does not fill groups of {a}", below.len());
             below.chunks(a).map(|g| hash_group::<H>(g, level)).collect()
         };
         patterns.push(next);
