@@ -46,15 +46,7 @@ const F_SCALE: u32 = 4;
 const F_MODE_B: u32 = 8;
 const F_COMBINE: u32 = 16;
 
-const _: () = assert!(std::mem::size_of::<Scalar>() == 32 && cfg!(target_endian = "little"));
-
-/// Fr scalars as the device's words: 8 u32 per element, Montgomery form.
-pub fn scalar_words(s: &[Scalar]) -> &[u32] {
-    // SAFETY: blstrs::Scalar is repr(transparent) over blst_fr, four u64 limbs (32 bytes, no
-    // padding, alignment 8 ≥ 4, checked above); on a little-endian host its u32 view is the
-    // limbs' halves in order, exactly the kernels' layout. The lifetime is the input's.
-    unsafe { std::slice::from_raw_parts(s.as_ptr() as *const u32, s.len() * WORDS) }
-}
+pub use super::layout::scalar_words;
 
 /// Radix bits of each pass: ⌈L/9⌉ passes, the larger radices first.
 pub fn plan(log_n: u32) -> Vec<u32> {

@@ -1,0 +1,244 @@
+"""MSM kernels in the block-level interpreter (msm_sim.KSim).
+
+1. msm_digit: signed c-bit digits of random and edge scalars recompose the scalar,
+   |digit| <= 2^(c-1), for every c from 2 to 24.
+2. The whole pipeline (classification, digits, warp-aggregated ranks, scan,
+   scatter, balanced accumulation, run-reduction levels, bucket and window
+   reduction), run by a Python mirror of the host code in src/gpu/msm/, over a
+   toy group (integers mod 2^61-1 encoded in the point words, so the kernels'
+   own y negation is exercised) for G1 and G2, with chunks, skewed buckets and
+   tiny T to force many levels; and the batch addition from a bitmap.
+"""
+import random
+import sys
+from ff import FR, P, R as RMOD, limbs
+from ir import Sim
+import msm
+from msm_sim import KSim
+
+Q = (1 << 61) - 1
+RR = pow(2, 256, RMOD)
+
+
+def val(ws):
+    return sum(w << (32 * i) for i, w in enumerate(ws))
+
+
+# ---------------------------------------------------------------------------
+# 1. digits
+
+def check_digits():
+    S = Sim([msm.digit_func()])
+    rnd = random.Random(7)
+    for c in range(2, 25):
+        nwin = -(-256 // c)
+        for s in [0, 1, 2, RMOD - 1, RMOD - 2, (1 << c) - 1, 1 << (c - 1), (1 << (c - 1)) + 1,
+                  (1 << 254) + 12345] + [rnd.randrange(RMOD) for _ in range(20)]:
+            regs, carry, tot = limbs(s, 8), 0, 0
+            for w in range(nwin):
+                out = S.call("msm_digit", regs + [carry, c])
+                regs, carry, dw = out[:8], out[8], out[9]
+                mag = dw & 0x7FFFFFFF
+                assert mag <= 1 << (c - 1), (c, s, w, mag)
+                assert dw == 0 or mag != 0
+                tot += (-mag if dw >> 31 else mag) << (c * w)
+            assert carry == 0 and val(regs) == 0 and tot == s, (c, s)
+    print("msm digits ok")
+
+
+# ---------------------------------------------------------------------------
+# 2. toy group
+
+class Toy:
+    """Point words of a toy group Z/Q. Affine (x, y): x = v, y = v (y = p - v
+    after the kernel's negation), (0, 0) = 0. XYZZ: X = v, ZZ = 1, or ZZ = 0."""
+
+    def __init__(self, W):
+        self.W = W  # words per coordinate (12 for G1, 24 for G2)
+
+    def fp(self, x):
+        return limbs(x, 12) + [0] * (self.W - 12)
+
+    def aff(self, v):
+        v %= Q
+        return [0] * (2 * self.W) if v == 0 else self.fp(v) + self.fp(v)
+
+    def dec_aff(self, w):
+        W = self.W
+        x, y = val(w[:12]), val(w[W:W + 12])
+        assert val(w[12:W]) == 0 and val(w[W + 12:]) == 0
+        if x == 0 and y == 0:
+            return 0
+        if y == x:
+            return x
+        assert y == P - x, "bad toy affine point"
+        return -x % Q
+
+    def xyzz(self, v):
+        v %= Q
+        W = self.W
+        return [0] * (4 * W) if v == 0 else self.fp(v) + [0] * W + self.fp(1) + self.fp(1)
+
+    def dec(self, w):
+        W = self.W
+        return 0 if val(w[2 * W:3 * W]) == 0 else val(w[:W]) % Q
+
+    def funcs(self):
+        W = self.W
+        if W == 12:
+            return {
+                "g1_madd": lambda s, a: self.xyzz(self.dec(a[:48]) + self.dec_aff(a[48:72])),
+                "g1_add": lambda s, a: self.xyzz(self.dec(a[:48]) + self.dec(a[48:96])),
+                "g1_dbl": lambda s, a: self.xyzz(2 * self.dec(a[:48])),
+            }
+
+        def rd(s, a, n):
+            return [s.rd(a + 4 * i) for i in range(n)]
+
+        def wr(s, a, ws):
+            for i, x in enumerate(ws):
+                s.wr(a + 4 * i, x)
+
+        def madd(s, a):
+            wr(s, a[0], self.xyzz(self.dec(rd(s, a[0], 96)) + self.dec_aff(rd(s, a[1], 48))))
+            return []
+
+        def add(s, a):
+            wr(s, a[0], self.xyzz(self.dec(rd(s, a[0], 96)) + self.dec(rd(s, a[1], 96))))
+            return []
+
+        def dbl(s, a):
+            wr(s, a[0], self.xyzz(2 * self.dec(rd(s, a[0], 96))))
+            return []
+        return {"g2_madd_m": madd, "g2_add_m": add, "g2_dbl_m": dbl}
+
+
+# ---------------------------------------------------------------------------
+# host mirror (src/gpu/msm/): one MSM or batch addition
+
+B = 64  # threads per block of the element-wise kernels in this model
+
+
+def scan(S, counts, k, offsets):
+    ntiles = -(-k // msm.SCAN_TILE)
+    sums, offs = S.alloc(ntiles), S.alloc(ntiles + 1)
+    S.launch("msm_scan_tiles", ntiles, msm.SCAN_B, counts=counts, sums=sums, k=k)
+    S.launch("msm_scan_top", 1, msm.SCAN_B, sums=sums, offs=offs, ntiles=ntiles)
+    S.launch("msm_scan_apply", ntiles, msm.SCAN_B, counts=counts, offs=offs, out=offsets, k=k)
+
+
+def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=2, glog1=1):
+    g, W, XW = G.name, G.W, 4 * G.W
+    batch = bitmap is not None
+    nwin = 0 if batch else -(-256 // c)
+    c = 1 if batch else c
+    nb = 1 << (c - 1)
+    NB = nwin * nb
+    K = NB + 1
+    buckets = S.alloc(K * XW)
+    S.fill(buckets, K * XW)
+    m = chunk
+    rows = nwin + 1
+    digits, ranks = S.alloc(rows * m), S.alloc(rows * m)
+    cap = m * max(nwin, 1)
+    ids, entries = S.alloc(cap), S.alloc(cap)
+    counts, offsets = S.alloc(K), S.alloc(K + 1)
+    for s0 in range(0, n, m):
+        ln = min(m, n - s0)
+        S.fill(counts, K)
+        S.launch("msm_digits", -(-ln // B), B, scalars=(scalars or 0) + 32 * s0, bitmap=(bitmap or 0) + s0 // 8,
+                 digits=digits, ranks=ranks, counts=counts, n=ln, c=c, nwin=nwin, stride=m)
+        scan(S, counts, K, offsets)
+        S.launch("msm_scatter", (-(-ln // B), rows), B, digits=digits, ranks=ranks, offsets=offsets, ids=ids,
+                 entries=entries, n=ln, c=c, nwin=nwin, stride=m)
+        total = S.rd(offsets + 4 * K)
+        if total == 0:
+            continue
+        n1 = -(-total // T)
+        rec = [(S.alloc(n1), S.alloc(n1 * XW))]
+        scratch = S.alloc(n1 * 2 * W)
+        S.launch(f"msm_{g}_accumulate", -(-n1 // B), B, ids=ids, items=entries, points=pts + 4 * 2 * W * s0,
+                 buckets=buckets, out_ids=rec[0][0], out_pts=rec[0][1], scratch=scratch, N=total, T=T)
+        N, levels = n1, 0
+        while N > 1:
+            n2 = -(-N // T2)
+            out = (S.alloc(n2), S.alloc(n2 * XW))
+            S.launch(f"msm_{g}_reduce_runs", -(-n2 // B), B, ids=rec[-1][0], items=rec[-1][1], points=0,
+                     buckets=buckets, out_ids=out[0], out_pts=out[1], scratch=0, N=N, T=T2)
+            rec.append(out)
+            N, levels = n2, levels + 1
+        assert all(x == msm.NONE for x in S.words(rec[-1][0], N)), "records left after the last level"
+    if batch:
+        return toy.dec(S.words(buckets + 4 * NB * XW, XW))
+    # bucket reduction
+    glog = min(glog1, c - 1)
+    segs = nb >> glog
+    nth = nwin * segs
+    R_, T_ = S.alloc(nth * XW), S.alloc(nth * XW)
+    S.launch(f"msm_{g}_bucket_sums", -(-nth // B), B, inR=buckets, outR=R_, outT=T_, nthreads=nth, glog=glog)
+    llog = glog
+    while segs > 1:
+        gl = min(segs.bit_length() - 1, 2)
+        segs >>= gl
+        nth = nwin * segs
+        R2, T2_ = S.alloc(nth * XW), S.alloc(nth * XW)
+        S.launch(f"msm_{g}_segment_sums", -(-nth // B), B, inR=R_, inT=T_, outR=R2, outT=T2_, nthreads=nth,
+                 glog=gl, llog=llog)
+        R_, T_, llog = R2, T2_, llog + gl
+    out = S.alloc(XW)
+    S.launch(f"msm_{g}_windows", 1, 32, W=T_, ones=buckets + 4 * NB * XW, out=out, nwin=nwin, c=c)
+    return toy.dec(S.words(out, XW))
+
+
+def mont(s):
+    return limbs(s * RR % RMOD, 8)
+
+
+def pipeline(G, seed):
+    rnd = random.Random(seed)
+    toy = Toy(G.W)
+    fns = FR.funcs() + msm.sort_fragment() + msm.group_fragment(G)
+    S = KSim(fns, toy.funcs(), {msm.SH: 0, msm.SPILL: 1 << 16})
+    gen_vals = [rnd.randrange(1, Q) for _ in range(8)]
+    cases = []
+    # (n, chunk, c, T, T2, glog1, scalar kind)
+    cases.append((100, 32, 5, 3, 2, 1, "mix"))
+    cases.append((45, 64, 7, 5, 3, 2, "mix"))
+    cases.append((70, 32, 4, 2, 2, 0, "skew"))
+    for n, chunk, c, T, T2, glog1, kind in cases:
+        vals = [rnd.randrange(1, Q) for _ in range(n)]
+        for i in range(0, n, 9):
+            vals[i] = 0  # infinity
+        for i in range(3, n, 11):
+            vals[i] = gen_vals[i % 3]  # repeated points
+        if kind == "mix":
+            pool = [0, 1, 2, 3, RMOD - 1, (1 << c) - 1, 1 << (c - 1)]
+            sc = [rnd.choice(pool) if rnd.random() < 0.5 else rnd.randrange(RMOD) for _ in range(n)]
+        else:
+            sc = [rnd.choice([3, 3, 3, 1, 0, RMOD - 3]) for _ in range(n)]
+        pts = S.alloc(n * 2 * G.W, sum((toy.aff(v) for v in vals), []))
+        scal = S.alloc(n * 8, sum((mont(s) for s in sc), []))
+        want = sum(s * v for s, v in zip(sc, vals)) % Q
+        got = run(S, G, toy, pts, n, scalars=scal, chunk=chunk, c=c, T=T, T2=T2, glog1=glog1)
+        assert got == want, (G.name, n, chunk, c, kind, got, want)
+        # dense count
+        ctr = S.alloc(1, [0])
+        S.launch("msm_count_dense", -(-n // B), B, scalars=scal, counter=ctr, n=n)
+        assert S.rd(ctr) == sum(1 for s in sc if s not in (0, 1))
+    # batch addition from a bitmap, two chunks
+    n = 75
+    vals = [rnd.randrange(Q) for _ in range(n)]
+    bits = [rnd.random() < 0.5 for _ in range(n)]
+    words = [sum(1 << j for j in range(32) if i * 32 + j < n and bits[i * 32 + j]) for i in range(-(-n // 32))]
+    pts = S.alloc(n * 2 * G.W, sum((toy.aff(v) for v in vals), []))
+    bm = S.alloc(len(words), words)
+    got = run(S, G, toy, pts, n, bitmap=bm, chunk=64, T=2, T2=2)
+    assert got == sum(v for v, b in zip(vals, bits) if b) % Q
+    print(f"msm pipeline {G.name} ok")
+
+
+if __name__ == "__main__":
+    check_digits()
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    pipeline(msm.G1, seed)
+    pipeline(msm.G2, seed)

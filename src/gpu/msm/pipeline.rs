@@ -1,0 +1,394 @@
+//! One MSM on the device: the chunk loop and the kernel launches (kernels: scripts/ptxgen/msm.py).
+use super::plan::{self, Plan, RUN_T};
+use super::source::Source;
+use super::{Points, Weights};
+use crate::gpu::driver::{DeviceBuffer, KernelArg, Module};
+use crate::gpu::layout::Group;
+use crate::gpu::{Event, Gpu, Result};
+
+/// Threads per block: element-wise kernels and scans; curve kernels (the G2 spill area in shared
+/// memory holds 64 threads, msm.py's EC_BLOCK).
+const BLOCK: u32 = 256;
+const EC_BLOCK: u32 = 64;
+/// Scan tile (msm.py's SCAN_TILE).
+const SCAN_TILE: usize = 2048;
+/// Default chunk: all points when they are on the device (up to 2^26), 256 MiB of raw bytes per
+/// staging buffer when they are streamed from the host.
+const DEVICE_CHUNK: usize = 1 << 26;
+const HOST_STAGE_BYTES: usize = 256 << 20;
+
+/// Σ w_i·P_i for i < n: the whole pipeline, chunk by chunk.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn msm<G: Group>(
+    gpu: &Gpu,
+    m: &Module,
+    srs: &Module,
+    sms: u32,
+    points: Points,
+    w: Weights,
+    n: usize,
+    chunk: usize,
+) -> Result<G::Jac> {
+    let mut phases = Phases::new(gpu)?;
+    let dense = match w {
+        Weights::Scalars(s) => Some(count_dense(gpu, m, s, n)?),
+        Weights::Bitmap(_) => None,
+    };
+    let host = matches!(points, Points::Host(_));
+    let default = if host { HOST_STAGE_BYTES / G::SER } else { DEVICE_CHUNK };
+    let mut plan = Plan::new(n, dense, if chunk == 0 { default } else { chunk });
+    if chunk == 0 {
+        let (free, _) = gpu.ctx.mem_info()?;
+        plan = plan.fit(free / 10 * 8, 4 * G::W, sms);
+    }
+    let mut src = Source::<G>::new(gpu, srs, points, n, plan.chunk)?;
+    let mut run = Run::<G>::new(gpu, m, plan, sms)?;
+    phases.mark("setup")?;
+    src.stage(0, 0, plan.chunk.min(n))?;
+    for k in 0..plan.chunks() {
+        let s = k * plan.chunk;
+        let len = plan.chunk.min(n - s);
+        let pts = src.upload(k, s, len)?;
+        phases.mark("points")?;
+        run.signed_digits(w, s, len)?;
+        phases.mark("digits")?;
+        run.sort_by_bucket(len)?;
+        if k + 1 < plan.chunks() {
+            let s1 = s + plan.chunk;
+            src.stage(k + 1, s1, plan.chunk.min(n - s1))?; // the CPU copies while the device sorts
+        }
+        let total = run.read_total()?;
+        phases.mark("sort")?;
+        src.check(s, len)?;
+        let parts = run.accumulate_buckets(pts, total)?;
+        phases.mark("accumulate")?;
+        run.join_split_buckets(parts)?;
+        phases.mark("join")?;
+    }
+    let r = match w {
+        Weights::Bitmap(_) => run.read_point(run.plan.ones()),
+        Weights::Scalars(_) => run.reduce_windows(),
+    }?;
+    phases.mark("reduce")?;
+    phases.report(G::NAME, &plan)?;
+    Ok(r)
+}
+
+/// Grid of the curve kernels for `threads` threads.
+fn ec_grid(threads: usize) -> (u32, u32) {
+    (threads.div_ceil(EC_BLOCK as usize) as u32, 1)
+}
+
+/// Number of scalars that are neither 0 nor 1 (sizes the window).
+fn count_dense(gpu: &Gpu, m: &Module, scalars: &DeviceBuffer<u32>, n: usize) -> Result<usize> {
+    let mut counter = gpu.alloc::<u32>(1)?;
+    counter.fill_bytes(0)?;
+    let f = m.function("msm_count_dense")?;
+    let args = [scalars.arg(), counter.arg(), KernelArg::U32(n as u32)];
+    // SAFETY: msm_count_dense(scalars, counter, n) reads n scalars of 8 words (n = len/8 checked by
+    // the caller) and adds to one counter word; both buffers outlive the synchronous read below.
+    unsafe { f.launch(&gpu.stream, n.div_ceil(BLOCK as usize) as u32, BLOCK, &args)? };
+    let mut c = [0u32];
+    counter.copy_to_host(&mut c)?;
+    Ok(c[0] as usize)
+}
+
+/// The device state of one MSM: buckets (persistent across chunks) and the chunk workspace.
+pub(super) struct Run<'a, G: Group> {
+    gpu: &'a Gpu,
+    m: &'a Module,
+    pub plan: Plan,
+    sms: u32,
+    buckets: DeviceBuffer<u32>,
+    digits: DeviceBuffer<u32>,
+    ranks: DeviceBuffer<u32>,
+    counts: DeviceBuffer<u32>,
+    offsets: DeviceBuffer<u32>,
+    tile_sums: DeviceBuffer<u32>,
+    tile_offs: DeviceBuffer<u32>,
+    ids: DeviceBuffer<u32>,
+    entries: DeviceBuffer<u32>,
+    /// Partial records of the accumulation levels (ids, XYZZ points), ping-pong.
+    rec: [(DeviceBuffer<u32>, DeviceBuffer<u32>); 2],
+    /// G2: one negated affine point per accumulation thread.
+    scratch: DeviceBuffer<u32>,
+    total: DeviceBuffer<u32>,
+    _g: std::marker::PhantomData<G>,
+}
+
+impl<'a, G: Group> Run<'a, G> {
+    fn new(gpu: &'a Gpu, m: &'a Module, plan: Plan, sms: u32) -> Result<Self> {
+        let xyzz = 4 * G::W;
+        let t1 = plan::max_threads(plan.entries(), sms);
+        let t2 = t1.div_ceil(RUN_T) + 1;
+        let ntiles = plan.buckets().div_ceil(SCAN_TILE);
+        let mut buckets = gpu.alloc::<u32>(plan.buckets() * xyzz)?;
+        buckets.fill_bytes(0)?; // every bucket at infinity (ZZ = 0)
+        Ok(Run {
+            gpu,
+            m,
+            plan,
+            sms,
+            buckets,
+            digits: gpu.alloc(plan.rows() * plan.chunk)?,
+            ranks: gpu.alloc(plan.rows() * plan.chunk)?,
+            counts: gpu.alloc(plan.buckets())?,
+            offsets: gpu.alloc(plan.buckets() + 1)?,
+            tile_sums: gpu.alloc(ntiles)?,
+            tile_offs: gpu.alloc(ntiles + 1)?,
+            ids: gpu.alloc(plan.entries())?,
+            entries: gpu.alloc(plan.entries())?,
+            rec: [(gpu.alloc(t1)?, gpu.alloc(t1 * xyzz)?), (gpu.alloc(t2)?, gpu.alloc(t2 * xyzz)?)],
+            scratch: gpu.alloc(if G::W == 24 { t1 * 2 * G::W } else { 4 })?,
+            total: gpu.alloc(1)?,
+            _g: std::marker::PhantomData,
+        })
+    }
+
+    fn kernel(&self, what: &str) -> String {
+        format!("msm_{}_{what}", G::NAME.to_lowercase())
+    }
+
+    /// Launches `name` on the MSM stream.
+    ///
+    /// # Safety
+    /// `args` must match the kernel's parameter list (msm.py), and every buffer they name must be
+    /// large enough for the threads launched and live until the stream has passed the launch.
+    unsafe fn launch(&self, name: &str, grid: (u32, u32), block: u32, args: &[KernelArg]) -> Result<()> {
+        let f = self.m.function(name)?;
+        f.launch_ex(&self.gpu.stream, grid, block, 0, args)
+    }
+
+    /// Digits of the chunk's scalars (or its bitmap bits) and their ranks in the bucket histogram.
+    pub fn signed_digits(&mut self, w: Weights, s: usize, len: usize) -> Result<()> {
+        self.counts.fill_bytes(0)?;
+        let p = self.plan;
+        let (sc, bm) = match w {
+            Weights::Scalars(b) => (b.arg_at(8 * s)?, self.counts.arg()),
+            Weights::Bitmap(b) => (self.counts.arg(), b.arg_at(s / 32)?),
+        };
+        let args = [
+            sc,
+            bm,
+            self.digits.arg(),
+            self.ranks.arg(),
+            self.counts.arg(),
+            KernelArg::U32(len as u32),
+            KernelArg::U32(p.c),
+            KernelArg::U32(p.nwin),
+            KernelArg::U32(p.chunk as u32),
+        ];
+        // SAFETY: msm_digits(scalars, bitmap, digits, ranks, counts, n, c, nwin, stride): thread i < len
+        // reads scalar s+i (8 words, in range: n = scalars.len()/8) or bitmap word (s+i)/32 (s is a
+        // multiple of 32, bitmap.len() >= n/32 checked), writes rows 0..=nwin of digits and ranks at
+        // stride chunk >= len, and counts[] below buckets(). The unused pointer is never read.
+        unsafe { self.launch("msm_digits", (len.div_ceil(BLOCK as usize) as u32, 1), BLOCK, &args) }
+    }
+
+    /// Counting sort of the chunk's digits by bucket: exclusive scan of the histogram, scatter.
+    pub fn sort_by_bucket(&mut self, len: usize) -> Result<()> {
+        let p = self.plan;
+        let k = p.buckets();
+        let ntiles = k.div_ceil(SCAN_TILE) as u32;
+        let tiles = [self.counts.arg(), self.tile_sums.arg(), KernelArg::U32(k as u32)];
+        let top = [self.tile_sums.arg(), self.tile_offs.arg(), KernelArg::U32(ntiles)];
+        let apply = [self.counts.arg(), self.tile_offs.arg(), self.offsets.arg(), KernelArg::U32(k as u32)];
+        let scatter = [
+            self.digits.arg(),
+            self.ranks.arg(),
+            self.offsets.arg(),
+            self.ids.arg(),
+            self.entries.arg(),
+            KernelArg::U32(len as u32),
+            KernelArg::U32(p.c),
+            KernelArg::U32(p.nwin),
+            KernelArg::U32(p.chunk as u32),
+        ];
+        // SAFETY: the scan kernels read counts[0..k) and write tile_sums[0..ntiles),
+        // tile_offs[0..=ntiles], offsets[0..=k], all allocated to those sizes; msm_scatter reads the
+        // digit rows written by msm_digits and writes each non-zero digit once at offsets[b] + rank,
+        // below the chunk's number of non-zero digits <= entries().
+        unsafe {
+            self.launch("msm_scan_tiles", (ntiles, 1), BLOCK, &tiles)?;
+            self.launch("msm_scan_top", (1, 1), BLOCK, &top)?;
+            self.launch("msm_scan_apply", (ntiles, 1), BLOCK, &apply)?;
+            self.launch("msm_scatter", (len.div_ceil(BLOCK as usize) as u32, p.rows() as u32), BLOCK, &scatter)?;
+        }
+        self.total.copy_from_device(0, &self.offsets, k, 1)
+    }
+
+    /// Number of sorted entries of the chunk (waits for the sort).
+    pub fn read_total(&self) -> Result<usize> {
+        let mut t = [0u32];
+        self.total.copy_to_host(&mut t)?;
+        Ok(t[0] as usize)
+    }
+
+    /// Adds the chunk's sorted entries into the buckets, T entries per thread whatever the bucket
+    /// sizes: a bucket that starts in a thread's range is added in place; the piece of a bucket
+    /// that started in an earlier range goes to the thread's partial record. Returns the number
+    /// of partial records (one per thread).
+    pub fn accumulate_buckets(&mut self, points: KernelArg, total: usize) -> Result<usize> {
+        if total == 0 {
+            return Ok(0);
+        }
+        let t = plan::entries_per_thread(total, self.sms);
+        let nrec = total.div_ceil(t);
+        let args = [
+            self.ids.arg(),
+            self.entries.arg(),
+            points,
+            self.buckets.arg(),
+            self.rec[0].0.arg(),
+            self.rec[0].1.arg(),
+            self.scratch.arg(),
+            KernelArg::U32(total as u32),
+            KernelArg::U32(t as u32),
+        ];
+        // SAFETY: msm_G_accumulate(ids, entries, points, buckets, out_ids, out_pts, scratch, N, T):
+        // thread j < ceil(N/T) reads entries [jT, jT+T) of the sorted list (N <= entries()), the points
+        // they name (chunk-local indices < len, inside the chunk's points), buckets below buckets(),
+        // and writes record j of rec[0] (capacity max_threads >= ceil(N/T)) and its scratch slot.
+        unsafe { self.launch(&self.kernel("accumulate"), ec_grid(nrec), EC_BLOCK, &args)? };
+        Ok(nrec)
+    }
+
+    /// Adds the partial records into their buckets: levels of the same scheme over the records
+    /// (RUN_T per thread, full additions) until one thread covers them all.
+    pub fn join_split_buckets(&mut self, mut nrec: usize) -> Result<()> {
+        let mut cur = 0;
+        while nrec > 1 {
+            let next = nrec.div_ceil(RUN_T);
+            let (src, dst) = (&self.rec[cur], &self.rec[1 - cur]);
+            let args = [
+                src.0.arg(),
+                src.1.arg(),
+                self.buckets.arg(),
+                self.buckets.arg(),
+                dst.0.arg(),
+                dst.1.arg(),
+                self.scratch.arg(),
+                KernelArg::U32(nrec as u32),
+                KernelArg::U32(RUN_T as u32),
+            ];
+            // SAFETY: msm_G_reduce_runs reads records [0, nrec) of src and writes records [0, next) of
+            // dst (rec[1] holds ceil(max_threads/RUN_T) + 1 >= next, rec[0] holds every later level);
+            // `points` is unused at these levels.
+            unsafe { self.launch(&self.kernel("reduce_runs"), ec_grid(next), EC_BLOCK, &args)? };
+            nrec = next;
+            cur = 1 - cur;
+        }
+        Ok(())
+    }
+
+    /// Σ_w 2^(c·w) Σ_b (b+1)·B_{w,b} + (ones bucket), on the device.
+    pub fn reduce_windows(&self) -> Result<G::Jac> {
+        let p = self.plan;
+        let xyzz = 4 * G::W;
+        let glog = plan::first_segment_log(p.nwin, p.c, self.sms);
+        let mut segs = p.nb() >> glog;
+        let mut nth = p.nwin as usize * segs;
+        let mut a = (self.gpu.alloc::<u32>(nth * xyzz)?, self.gpu.alloc::<u32>(nth * xyzz)?);
+        let mut b = (self.gpu.alloc::<u32>(nth * xyzz)?, self.gpu.alloc::<u32>(nth * xyzz)?);
+        let args = [self.buckets.arg(), a.0.arg(), a.1.arg(), KernelArg::U32(nth as u32), KernelArg::U32(glog)];
+        // SAFETY: msm_G_bucket_sums(inR, outR, outT, nthreads, glog): thread t < nth reads buckets
+        // [t·2^glog, (t+1)·2^glog) (nth·2^glog = nwin·nb buckets) and writes slot t of outR and outT.
+        unsafe { self.launch(&self.kernel("bucket_sums"), ec_grid(nth), EC_BLOCK, &args)? };
+        let mut llog = glog;
+        while segs > 1 {
+            let gl = segs.trailing_zeros().min(5);
+            segs >>= gl;
+            nth = p.nwin as usize * segs;
+            let args = [
+                a.0.arg(),
+                a.1.arg(),
+                b.0.arg(),
+                b.1.arg(),
+                KernelArg::U32(nth as u32),
+                KernelArg::U32(gl),
+                KernelArg::U32(llog),
+            ];
+            // SAFETY: msm_G_segment_sums: thread t < nth reads segments [t·2^gl, (t+1)·2^gl) of the
+            // previous level (nth·2^gl of them) and writes slot t of outR and outT (both hold the
+            // first level's count, the largest).
+            unsafe { self.launch(&self.kernel("segment_sums"), ec_grid(nth), EC_BLOCK, &args)? };
+            std::mem::swap(&mut a, &mut b);
+            llog += gl;
+        }
+        let out = self.gpu.alloc::<u32>(xyzz)?;
+        let args =
+            [a.1.arg(), self.buckets.arg_at(p.ones() * xyzz)?, out.arg(), KernelArg::U32(p.nwin), KernelArg::U32(p.c)];
+        // SAFETY: msm_G_windows(W, ones, out, nwin, c): thread 0 reads nwin window sums (one segment
+        // per window is left), the ones bucket, and writes one XYZZ point to out.
+        unsafe { self.launch(&self.kernel("windows"), (1, 1), 32, &args)? };
+        let mut w = vec![0u32; xyzz];
+        out.copy_to_host(&mut w)?;
+        Ok(G::from_xyzz_words(&w))
+    }
+
+    /// Bucket `i` (the batch addition's result is the ones bucket).
+    pub fn read_point(&self, i: usize) -> Result<G::Jac> {
+        let xyzz = 4 * G::W;
+        let mut one = self.gpu.alloc::<u32>(xyzz)?;
+        one.copy_from_device(0, &self.buckets, i * xyzz, xyzz)?;
+        let mut w = vec![0u32; xyzz];
+        one.copy_to_host(&mut w)?;
+        Ok(G::from_xyzz_words(&w))
+    }
+}
+
+/// Device time between phase marks (CUDA events), printed to stderr when FILSNARK_MSM_PHASES is set.
+struct Phases {
+    on: bool,
+    ctx: std::sync::Arc<crate::gpu::Context>,
+    stream: std::sync::Arc<crate::gpu::Stream>,
+    marks: Vec<(&'static str, Event)>,
+}
+
+impl Phases {
+    fn new(gpu: &Gpu) -> Result<Phases> {
+        let mut p = Phases {
+            on: std::env::var_os("FILSNARK_MSM_PHASES").is_some(),
+            ctx: gpu.ctx.clone(),
+            stream: gpu.stream.clone(),
+            marks: Vec::new(),
+        };
+        p.mark("start")?;
+        Ok(p)
+    }
+
+    fn mark(&mut self, name: &'static str) -> Result<()> {
+        if self.on {
+            let e = Event::new(&self.ctx)?;
+            e.record(&self.stream)?;
+            self.marks.push((name, e));
+        }
+        Ok(())
+    }
+
+    fn report(&self, group: &str, plan: &Plan) -> Result<()> {
+        if !self.on {
+            return Ok(());
+        }
+        let mut sums: Vec<(&str, f64)> = Vec::new();
+        for w in self.marks.windows(2) {
+            let ms = w[0].1.elapsed_ms(&w[1].1)? as f64;
+            match sums.iter_mut().find(|s| s.0 == w[1].0) {
+                Some(s) => s.1 += ms,
+                None => sums.push((w[1].0, ms)),
+            }
+        }
+        let total: f64 = sums.iter().map(|s| s.1).sum();
+        let parts: Vec<String> = sums.iter().map(|(n, ms)| format!("{n} {ms:.2}")).collect();
+        eprintln!(
+            "msm {group} n={} c={} nwin={} chunks={}: {} ms = {}",
+            plan.n,
+            plan.c,
+            plan.nwin,
+            plan.chunks(),
+            format_args!("{total:.2}"),
+            parts.join(", ")
+        );
+        Ok(())
+    }
+}

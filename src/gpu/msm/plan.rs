@@ -1,0 +1,145 @@
+//! Sizes of one MSM: window, chunk, work per thread, and the device memory they imply.
+
+/// Smallest and largest window sizes considered.
+const C_MIN: u32 = 4;
+const C_MAX: u32 = 22;
+
+/// Window size c for `dense` scalars that are neither 0 nor 1: minimises
+/// ceil(256/c) · (dense + 3·2^(c-1)), the mixed additions of the accumulation plus the bucket
+/// reduction (two full additions per bucket, about three mixed ones). 2^20 → 16, 2^24 → 20,
+/// 2^26 → 22.
+pub fn window_bits(dense: usize) -> u32 {
+    (C_MIN..=C_MAX).min_by_key(|&c| windows(c) as u64 * (dense as u64 + 3 * (1u64 << (c - 1)))).unwrap_or(16)
+}
+
+/// Number of signed c-bit windows of a scalar < r < 2^255: c·nwin ≥ 256 leaves room for the top carry.
+pub fn windows(c: u32) -> u32 {
+    256u32.div_ceil(c)
+}
+
+/// Entries per thread of the accumulation: enough threads to fill the device several times over,
+/// at most 256 (the last wave's tail stays short).
+pub fn entries_per_thread(total: usize, sms: u32) -> usize {
+    total.div_ceil(threads_target(sms)).clamp(8, 256)
+}
+
+/// Upper bound of the accumulation threads for `entries` sorted entries.
+pub fn max_threads(entries: usize, sms: u32) -> usize {
+    threads_target(sms).max(entries.div_ceil(256)) + 1
+}
+
+/// Threads wanted in flight: 2048 per SM (several waves of the curve kernels).
+pub fn threads_target(sms: u32) -> usize {
+    sms as usize * 2048
+}
+
+/// Records per thread in the levels of the run reduction.
+pub const RUN_T: usize = 32;
+
+/// log2 of the buckets per segment of the first bucket-reduction level: the largest that still
+/// leaves sms·512 threads.
+pub fn first_segment_log(nwin: u32, c: u32, sms: u32) -> u32 {
+    let total = (nwin as usize) << (c - 1);
+    let want = sms as usize * 512;
+    let mut g = 0;
+    while g < c - 1 && (total >> (g + 1)) >= want {
+        g += 1;
+    }
+    g
+}
+
+/// One MSM (or batch addition, nwin = 0).
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub n: usize,
+    /// Window bits (1 in batch mode, where only the ones bucket exists).
+    pub c: u32,
+    pub nwin: u32,
+    /// Points per chunk (a multiple of 32, so a chunk starts on a bitmap word).
+    pub chunk: usize,
+}
+
+impl Plan {
+    pub fn new(n: usize, dense: Option<usize>, chunk: usize) -> Plan {
+        let (c, nwin) = match dense {
+            Some(d) => {
+                let c = window_bits(d.max(1));
+                (c, windows(c))
+            }
+            None => (1, 0),
+        };
+        // at most `chunk` points, a multiple of 32 (at least 32); all of them when chunk >= n;
+        // rows·chunk (digit table, sorted entries) below 2^31: the kernels index them with u32
+        let chunk = if chunk == 0 || chunk >= n { n.next_multiple_of(32) } else { (chunk / 32 * 32).max(32) };
+        let cap = ((1usize << 31) / (nwin as usize + 1)) / 32 * 32;
+        Plan { n, c, nwin, chunk: chunk.min(cap) }
+    }
+
+    /// Buckets per window.
+    pub fn nb(&self) -> usize {
+        1 << (self.c - 1)
+    }
+    /// Index of the ones bucket (after every window's buckets).
+    pub fn ones(&self) -> usize {
+        self.nwin as usize * self.nb()
+    }
+    /// Buckets in all, the ones bucket included.
+    pub fn buckets(&self) -> usize {
+        self.ones() + 1
+    }
+    /// Rows of the digit table: one per window and the ones row.
+    pub fn rows(&self) -> usize {
+        self.nwin as usize + 1
+    }
+    /// Most sorted entries a chunk can produce.
+    pub fn entries(&self) -> usize {
+        self.chunk * (self.nwin as usize).max(1)
+    }
+    pub fn chunks(&self) -> usize {
+        self.n.div_ceil(self.chunk)
+    }
+
+    /// Device bytes the chunk workspace and the buckets take (xyzz = words per XYZZ point).
+    pub fn bytes(&self, xyzz: usize, sms: u32) -> usize {
+        let t1 = max_threads(self.entries(), sms);
+        let words = 2 * self.rows() * self.chunk
+            + 2 * self.entries()
+            + 3 * self.buckets()
+            + (self.buckets() + t1 + t1 / RUN_T + 2) * xyzz
+            + 2 * t1;
+        4 * words
+    }
+
+    /// Halves the chunk until the workspace fits in `free` bytes (not below 2^16 points).
+    pub fn fit(mut self, free: usize, xyzz: usize, sms: u32) -> Plan {
+        while self.bytes(xyzz, sms) > free && self.chunk > 1 << 16 {
+            self.chunk = (self.chunk / 2).next_multiple_of(32);
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_follow_the_cost_model() {
+        assert_eq!(window_bits(1 << 20), 16);
+        assert_eq!(window_bits(1 << 24), 20);
+        assert_eq!(window_bits(1 << 26), 22);
+        for c in C_MIN..=C_MAX {
+            assert!(c * windows(c) >= 256 && c * (windows(c) - 1) < 256);
+        }
+        let p = Plan::new(1000, Some(1000), 0);
+        assert_eq!(p.chunk, 1024);
+        assert_eq!(Plan::new(5000, Some(1), 1000).chunk, 992);
+        assert_eq!(Plan::new(5000, Some(1), 1000).chunks(), 6);
+        let sparse = Plan::new(1 << 27, Some(3), 0);
+        assert!(sparse.rows() * sparse.chunk <= 1 << 31 && sparse.chunk.is_multiple_of(32));
+        assert_eq!(p.buckets(), p.nwin as usize * p.nb() + 1);
+        let b = Plan::new(70, None, 0);
+        assert_eq!((b.nwin, b.ones(), b.buckets()), (0, 0, 1));
+        assert_eq!(first_segment_log(12, 22, 132), 8);
+    }
+}
