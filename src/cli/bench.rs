@@ -5,11 +5,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::bench::{self, BenchOptions};
-use filsnark::pipeline::backend::Cpu;
 use filsnark::pipeline::budget::parse_size;
 use filsnark::porep::{default_concurrency, write_atomic};
 
-use super::porep::{load_c1, IdentityArgs};
+use super::porep::{load_c1, DeviceArgs, IdentityArgs};
 
 #[derive(Subcommand)]
 pub enum BenchCmd {
@@ -21,11 +20,22 @@ docs/bench-json.md (schema filsnark-bench-porep, version 1); --timeline draws ea
 (synthesis, queue, device, verify) over time, grouped by device."
     )]
     Porep(BenchArgs),
-    /// GPU kernel throughput (Fr/Fp mul, Fp sqr, G1/G2 mixed add) next to the measured ceilings.
+    /// GPU kernels: field/curve throughput next to the measured ceilings, then the prover's NTT, H pipeline,
+    /// MSMs and batch addition next to their floors and sppark's times.
     #[command(
-        after_help = "Example:\n  filsnark bench kernels\n\nNeeds an NVIDIA GPU; median of 7 timed runs after warm-up, CUDA events."
+        after_help = "Example:\n  filsnark bench kernels\n  filsnark bench kernels --max-log 22    # smaller sizes, seconds instead of a minute\n\nNeeds an NVIDIA GPU; medians of timed runs after warm-up, CUDA events."
     )]
-    Kernels,
+    Kernels(KernelArgs),
+}
+
+#[derive(Args)]
+pub struct KernelArgs {
+    /// Largest size, 2^k elements, of the prover-kernel benchmarks (27: NTT and H 2^27, G1 MSM 2^26, G2 MSM 2^24)
+    #[arg(long, default_value_t = 27, value_parser = clap::value_parser!(u32).range(10..=27))]
+    max_log: u32,
+    /// Only the field/curve throughput table
+    #[arg(long)]
+    arith_only: bool,
 }
 
 #[derive(Args)]
@@ -53,6 +63,8 @@ pub struct BenchArgs {
     out_dir: Option<PathBuf>,
     #[command(flatten)]
     id: IdentityArgs,
+    #[command(flatten)]
+    devices: DeviceArgs,
     /// Make r and s reproducible: proof i uses seed + i.
     #[arg(long)]
     seed: Option<u64>,
@@ -61,8 +73,11 @@ pub struct BenchArgs {
 pub fn run(cmd: BenchCmd) -> Result<()> {
     let args = match cmd {
         BenchCmd::Porep(args) => args,
-        BenchCmd::Kernels => {
+        BenchCmd::Kernels(k) => {
             println!("{}", filsnark::gpu::bench::kernels()?);
+            if !k.arith_only {
+                println!("{}", filsnark::gpu::bench::prover_kernels(k.max_log)?);
+            }
             return Ok(());
         }
     };
@@ -86,7 +101,8 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
         progress: std::io::stderr().is_terminal(),
     };
     filsnark::porep::remove_temp_files_on_interrupt();
-    let report = bench::run(&inputs, &opts, &Cpu::new())?;
+    let backend = args.devices.backend()?;
+    let report = bench::run(&inputs, &opts, backend.as_ref())?;
     if let Some(path) = &args.json {
         let json = serde_json::to_vec_pretty(&report).context("serializing the bench report")?;
         write_atomic(path, &json).with_context(|| format!("{}: cannot write the JSON report", path.display()))?;

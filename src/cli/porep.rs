@@ -5,6 +5,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::circuit::SectorIdentity;
 use filsnark::input::C1Input;
+use filsnark::pipeline::backend::{self, Backend, DeviceChoice};
 use filsnark::pipeline::budget::parse_size;
 use filsnark::porep::{self, ProveOptions};
 
@@ -18,7 +19,7 @@ const SAMPLE_NAME: &str = "<built-in 2KiB sample, miner t01000 sector 1>";
 pub enum ProveCmd {
     /// PoRep commit phase 2: c1.json → seal proof (192 bytes per partition).
     #[command(
-        after_help = "Example:\n  filsnark prove porep --c1 /data/c1.json -o /data/proof.bin --miner-id 1000\n\nWithout --c1 it proves the 2KiB sample built into filsnark."
+        after_help = "Examples:\n  filsnark prove porep --c1 /data/c1.json -o /data/proof.bin --miner-id 1000\n  filsnark prove porep --c1 /data/c1.json --device cpu --seed 7    # same bytes as --device gpu --seed 7\n\nWithout --c1 it proves the 2KiB sample built into filsnark."
     )]
     Porep(ProveArgs),
 }
@@ -53,6 +54,25 @@ impl IdentityArgs {
     }
 }
 
+/// Where partitions are proved: shared by prove and bench.
+#[derive(Args)]
+pub struct DeviceArgs {
+    /// auto (every GPU, else the CPU; a failing GPU falls back to the CPU with a warning), cpu, gpu (a GPU or an
+    /// error), or GPU ordinals such as 0,1
+    #[arg(long, default_value = "auto")]
+    pub device: DeviceChoice,
+    /// Cap each GPU's usable memory, e.g. 16GiB: parameters that do not fit beside a partition are streamed from host
+    /// memory for every MSM, as on a smaller card
+    #[arg(long, value_parser = parse_size)]
+    pub gpu_mem_cap: Option<u64>,
+}
+
+impl DeviceArgs {
+    pub fn backend(&self) -> Result<Box<dyn Backend>> {
+        backend::select(&self.device, self.gpu_mem_cap)
+    }
+}
+
 #[derive(Args)]
 pub struct SectorArgs {
     /// c1.json: the lotus-bench/Curio wrapper or a raw SealCommitPhase1Output [default: the built-in 2KiB sample]
@@ -78,6 +98,8 @@ pub struct ProveArgs {
     /// Host memory budget, e.g. 64GiB, 512MiB [default: 90% of MemAvailable]
     #[arg(long, value_parser = parse_size)]
     mem_budget: Option<u64>,
+    #[command(flatten)]
+    devices: DeviceArgs,
 }
 
 #[derive(Args)]
@@ -153,6 +175,7 @@ fn default_out(c1: Option<&Path>) -> PathBuf {
 pub fn prove(cmd: ProveCmd) -> Result<()> {
     let ProveCmd::Porep(args) = cmd;
     let (c1, sector) = args.sector.load()?;
+    let backend = args.devices.backend()?;
     porep::remove_temp_files_on_interrupt();
     let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
     let opts = ProveOptions {
@@ -162,7 +185,7 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         concurrency: args.concurrency,
         mem_budget: args.mem_budget,
     };
-    let report = porep::prove(&c1, &opts)?;
+    let report = porep::prove_with(&c1, &opts, backend.as_ref())?;
     porep::write_atomic(&out, &report.proof)?;
     println!(
         "proof: {} ({} bytes, {} partition(s), {} sector, miner t0{} sector {}), verified",
@@ -174,6 +197,7 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         sector.sector_num
     );
     println!("params: {}", report.params.display());
+    println!("device: {}", backend.devices().join(", "));
     println!(
         "{:>4} {:>12} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
         "part", "constraints", "synth s", "queue", "H ntt", "H msm", "L msm", "A msm", "B1 msm", "B2 msm", "verify"

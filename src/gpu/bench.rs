@@ -196,3 +196,89 @@ fn bytemuck_u32(v: &mut [u32]) -> &mut [u8] {
 fn f_handle(f: &super::driver::Function<'_>) -> sys::CUfunction {
     f.raw()
 }
+
+/// One prover kernel (NTT, H pipeline, MSM, batch addition) at one size, in milliseconds.
+#[derive(Debug, Clone)]
+pub struct StageRow {
+    pub name: String,
+    pub median_ms: f64,
+    /// The floor from FACTS.md (derived from the measured ceilings), ms.
+    pub floor_ms: Option<f64>,
+    /// sppark on the same H200 (FACTS.md), ms.
+    pub sppark_ms: Option<f64>,
+}
+
+/// `filsnark bench kernels --prover`: the prover's kernels at the sizes issue 5 names, each next
+/// to its floor and to sppark's time on the same machine.
+#[derive(Debug, Clone)]
+pub struct StageReport {
+    pub device: String,
+    pub rows: Vec<StageRow>,
+}
+
+impl fmt::Display for StageReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "Prover kernels on {} (median ms, data already on the device)", self.device)?;
+        writeln!(
+            f,
+            "{:<34} {:>10} {:>9} {:>8} {:>9} {:>8}",
+            "stage", "median ms", "floor", "x floor", "sppark", "x sppark"
+        )?;
+        let cell = |v: Option<f64>, t: f64| match v {
+            Some(v) => (format!("{v:.1}"), format!("{:.2}", t / v)),
+            None => ("-".into(), "-".into()),
+        };
+        for r in &self.rows {
+            let (fl, fr) = cell(r.floor_ms, r.median_ms);
+            let (sp, sr) = cell(r.sppark_ms, r.median_ms);
+            writeln!(f, "{:<34} {:>10.2} {:>9} {:>8} {:>9} {:>8}", r.name, r.median_ms, fl, fr, sp, sr)?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs the prover-kernel benchmarks on device 0. `max_log` bounds the sizes (27 = issue 5's
+/// list: NTT and H at 2^27, G1 MSM 2^26, G2 MSM 2^24, batch addition 2^27).
+pub fn prover_kernels(max_log: u32) -> Result<StageReport> {
+    let gpu = Gpu::open(0)?;
+    let device = super::Device::get(0)?.name()?;
+    let mut rows = Vec::new();
+    let mut row = |name: String, ms: Result<f64>, floor: Option<f64>, sppark: Option<f64>| -> Result<()> {
+        rows.push(StageRow { name, median_ms: ms?, floor_ms: floor, sppark_ms: sppark });
+        Ok(())
+    };
+    let cap = |k: u32| k.min(max_log);
+    for k in [24, 27].map(cap) {
+        let (floor, sp) = if k == 27 {
+            (Some(30.0), Some(42.3))
+        } else if k == 24 {
+            (None, Some(4.4))
+        } else {
+            (None, None)
+        };
+        row(format!("NTT 2^{k} forward"), super::ntt::bench_ntt(&gpu, k), floor, sp)?;
+    }
+    let k = cap(27);
+    row(
+        format!("H pipeline 2^{k} (7 NTTs + pointwise)"),
+        super::ntt::bench_h(&gpu, k),
+        (k == 27).then_some(250.0),
+        None,
+    )?;
+    for k in [20, 24, 26].map(cap) {
+        let sp = match k {
+            20 => Some(21.0),
+            24 => Some(154.8),
+            26 => Some(558.0),
+            _ => None,
+        };
+        row(format!("G1 MSM 2^{k} dense"), super::msm::bench_msm_g1(&gpu, k), (k == 26).then_some(320.0), sp)?;
+    }
+    let k = cap(24);
+    row(format!("G2 MSM 2^{k} dense"), super::msm::bench_msm_g2(&gpu, k), None, (k == 24).then_some(446.0))?;
+    // Floor: 2^26 selected XYZZ mixed additions at the measured 2.62 G/s.
+    let k = cap(27);
+    let floor = (1u64 << (k - 1)) as f64 / 2.62e9 * 1e3;
+    row(format!("G1 batch add 2^{k}, half selected"), super::msm::bench_batch_add(&gpu, k), Some(floor), None)?;
+    Ok(StageReport { device, rows })
+}

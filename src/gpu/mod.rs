@@ -15,12 +15,14 @@
 //!
 //! Without a driver or a device every entry point returns
 //! [`GpuError::NoGpu`]; nothing panics, so callers fall back to the CPU.
+pub mod backend;
 pub mod bench;
 pub mod driver;
 pub mod info;
 pub mod layout;
 pub mod msm;
 pub mod ntt;
+pub mod prover;
 pub mod ptx;
 pub mod selftest;
 pub mod srs;

@@ -1,0 +1,199 @@
+//! One Groth16 partition proof on a GPU: H by the device NTT pipeline, the five queries by
+//! device MSMs (the 0/1 scalar split inside them), assembly on the CPU. Same inputs, same r and
+//! s, same proof bytes as [`crate::cpu::prover`]: every value computed is a canonical field
+//! element or group point, so only correctness, not the order of operations, decides the bytes.
+//!
+//! Memory plan per process and device: the SRS sections are converted once and stay resident
+//! when they fit in the usable device memory (free memory, or `--gpu-mem-cap` if lower) next to
+//! one partition's working set; otherwise every MSM streams its points from the mmapped file.
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use anyhow::{Context as _, Result};
+use blstrs::Scalar;
+
+use super::layout::scalar_words;
+use super::msm::{Msm, Points};
+use super::ntt::Ntt;
+use super::srs::{resident_bytes, ResidentSrs};
+use super::{DeviceBuffer, Gpu, Module};
+use crate::circuit::Assignment;
+use crate::cpu::prover::{g1_from_blst, g2_from_blst, ProveTimings};
+use crate::groth16::prove::{assemble, shape_of, QueryResults};
+use crate::groth16::Proof;
+use crate::srs::{ParamsFile, SectionKind};
+
+/// Where the SRS points come from for this device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SrsPlacement {
+    /// Converted once, kept on the device.
+    Resident,
+    /// Streamed from host memory in chunks for every MSM.
+    Streamed,
+}
+
+/// The prover of one device: its context, kernels, and the resident SRS when there is one.
+pub struct GpuProver {
+    pub ordinal: usize,
+    pub name: String,
+    gpu: Gpu,
+    ntt: Ntt,
+    msm: Msm,
+    srs_module: Module,
+    /// Usable device bytes (`--gpu-mem-cap`), None: all free memory.
+    cap: Option<u64>,
+    /// The parameter file placed last and its resident points (None: streamed).
+    resident: Mutex<Option<(PathBuf, Option<Arc<ResidentSrs>>)>>,
+}
+
+/// Device bytes one partition needs beside the SRS: the H pipeline's three vectors plus the h
+/// scalars, and the MSM's digits, buckets and staging (bounded by its chunking).
+pub fn working_bytes(domain: usize) -> u64 {
+    domain as u64 * 32 * 4 + (2u64 << 30)
+}
+
+impl GpuProver {
+    /// Opens device `ordinal` and JIT-loads the NTT, MSM and SRS modules.
+    pub fn open(ordinal: usize, cap: Option<u64>) -> super::Result<GpuProver> {
+        let gpu = Gpu::open(ordinal)?;
+        let name = super::Device::get(ordinal)?.name()?;
+        let ntt = Ntt::new(&gpu)?;
+        let msm = Msm::new(&gpu)?;
+        let srs_module = gpu.load("srs")?;
+        Ok(GpuProver { ordinal, name, gpu, ntt, msm, srs_module, cap, resident: Mutex::new(None) })
+    }
+
+    /// "GPU 0 (NVIDIA H200)", for messages.
+    pub fn label(&self) -> String {
+        format!("GPU {} ({})", self.ordinal, self.name)
+    }
+
+    /// Device bytes this process may still allocate: free memory, and under `--gpu-mem-cap`
+    /// the cap less what is already allocated on the device (as if the card were that small).
+    fn budget_bytes(&self) -> super::Result<u64> {
+        let (free, total) = self.gpu.ctx.mem_info()?;
+        let (free, used) = (free as u64, (total - free) as u64);
+        Ok(self.cap.map_or(free, |c| c.saturating_sub(used).min(free)))
+    }
+
+    /// Decides where `srs`'s points live, converting them to the device the first time they
+    /// fit, and says so on stderr once per file. A second parameter file replaces the first
+    /// (one resident SRS per device).
+    pub fn placement(&self, srs: &ParamsFile, domain: usize) -> Result<(SrsPlacement, Option<Arc<ResidentSrs>>)> {
+        let mut slot = self.resident.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((path, res)) = slot.as_ref() {
+            if *path == srs.path {
+                let place = if res.is_some() { SrsPlacement::Resident } else { SrsPlacement::Streamed };
+                return Ok((place, res.clone()));
+            }
+        }
+        *slot = None;
+        let budget = self.budget_bytes().with_context(|| self.label())?;
+        let (need, work) = (resident_bytes(srs), working_bytes(domain));
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        if need + work > budget {
+            eprintln!(
+                "{}: parameters streamed from host memory for every MSM ({:.2} GiB of points + {:.2} GiB working > {:.2} GiB usable)",
+                self.label(),
+                gib(need),
+                gib(work),
+                gib(budget)
+            );
+            *slot = Some((srs.path.clone(), None));
+            return Ok((SrsPlacement::Streamed, None));
+        }
+        let clock = Instant::now();
+        let r = Arc::new(
+            ResidentSrs::load(&self.gpu, &self.srs_module, srs)
+                .with_context(|| format!("{}: converting the parameters to the device", self.label()))?,
+        );
+        eprintln!(
+            "{}: parameters resident on the device ({:.2} GiB, converted in {:.2} s)",
+            self.label(),
+            gib(need),
+            clock.elapsed().as_secs_f64()
+        );
+        *slot = Some((srs.path.clone(), Some(r.clone())));
+        Ok((SrsPlacement::Resident, Some(r)))
+    }
+
+    /// Proves one synthesized partition with randomness (r, s). The assignment is borrowed so
+    /// that a caller can fall back to the CPU with it when the device fails.
+    pub fn prove(&self, srs: &ParamsFile, asg: &Assignment, r: Scalar, s: Scalar) -> Result<(Proof, ProveTimings)> {
+        let shape = shape_of(asg);
+        srs.check_shape(&shape)?;
+        let (_, resident) = self.placement(srs, shape.domain)?;
+        let points = |kind: SectionKind| match &resident {
+            Some(res) => Points::Device { buf: res.section(kind), first: 0 },
+            None => Points::Host(srs.raw(kind)),
+        };
+        let label = self.label();
+        let gpu = &self.gpu;
+        let mut t = ProveTimings::default();
+
+        let clock = Instant::now();
+        let h_full = self.ntt.h_poly(gpu, &asg.a, &asg.b, &asg.c).with_context(|| format!("{label}: H"))?;
+        let h = self.first_scalars(&h_full, shape.domain - 1)?;
+        drop(h_full);
+        t.h_ntt = clock.elapsed();
+
+        let clock = Instant::now();
+        let h = self.msm.msm_g1(gpu, points(SectionKind::H), &h, 0).with_context(|| format!("{label}: H MSM"))?;
+        t.h_msm = clock.elapsed();
+
+        let clock = Instant::now();
+        let aux = self.upload(&asg.aux)?;
+        let l = self.msm.msm_g1(gpu, points(SectionKind::L), &aux, 0).with_context(|| format!("{label}: L MSM"))?;
+        drop(aux);
+        t.l_msm = clock.elapsed();
+
+        let clock = Instant::now();
+        let a_scalars: Vec<Scalar> =
+            asg.inputs.iter().chain(asg.a_aux_density.iter_set().map(|i| &asg.aux[i])).copied().collect();
+        let a_dev = self.upload(&a_scalars)?;
+        drop(a_scalars);
+        let a = self.msm.msm_g1(gpu, points(SectionKind::A), &a_dev, 0).with_context(|| format!("{label}: A MSM"))?;
+        drop(a_dev);
+        t.a_msm = clock.elapsed();
+
+        let b_scalars: Vec<Scalar> = asg
+            .b_input_density
+            .iter_set()
+            .map(|i| &asg.inputs[i])
+            .chain(asg.b_aux_density.iter_set().map(|i| &asg.aux[i]))
+            .copied()
+            .collect();
+        let b_dev = self.upload(&b_scalars)?;
+        drop(b_scalars);
+        let clock = Instant::now();
+        let b_g1 =
+            self.msm.msm_g1(gpu, points(SectionKind::BG1), &b_dev, 0).with_context(|| format!("{label}: B G1 MSM"))?;
+        t.b_g1_msm = clock.elapsed();
+        let clock = Instant::now();
+        let b_g2 =
+            self.msm.msm_g2(gpu, points(SectionKind::BG2), &b_dev, 0).with_context(|| format!("{label}: B G2 MSM"))?;
+        t.b_g2_msm = clock.elapsed();
+
+        let q = QueryResults {
+            h: g1_from_blst(&h),
+            l: g1_from_blst(&l),
+            a: g1_from_blst(&a),
+            b_g1: g1_from_blst(&b_g1),
+            b_g2: g2_from_blst(&b_g2),
+        };
+        Ok((assemble(&srs.vk, &q, r, s), t))
+    }
+
+    /// Copies scalars to the device (8 words each, Montgomery form, as blstrs holds them).
+    fn upload(&self, v: &[Scalar]) -> Result<DeviceBuffer<u32>> {
+        self.gpu.upload(scalar_words(v)).with_context(|| format!("{}: uploading scalars", self.label()))
+    }
+
+    /// A device buffer with the first `n` scalars of `src`.
+    fn first_scalars(&self, src: &DeviceBuffer<u32>, n: usize) -> Result<DeviceBuffer<u32>> {
+        let mut out = self.gpu.alloc::<u32>(n * 8)?;
+        out.copy_from_device(0, src, 0, n * 8)?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,148 @@
+//! The GPU prover against the CPU prover: the same proof bytes for the same r and s, on real
+//! 2KiB PoRep sectors (judged by `verify_seal`) and on test circuits of 2^16 and more
+//! constraints with random witnesses (judged by our verifier), with the parameters resident on
+//! the device and streamed from host memory. They need a CUDA device, so they are #[ignore]d;
+//! the GPU machine runs them with `--include-ignored`. FILSNARK_GPU_TEST_MAX_LOG (default 20)
+//! sets the largest test circuit, 2^k constraints.
+mod common;
+
+use std::path::Path;
+
+use bellperson::{Circuit, ConstraintSystem, SynthesisError};
+use blstrs::Scalar;
+use common::{filsnark, init_env, path_str, seal, stderr};
+use ff::Field;
+use filecoin_proofs_api::seal::verify_seal;
+use filecoin_proofs_api::SectorId;
+use filsnark::circuit::r1cs::R1csCs;
+use filsnark::circuit::witness::WitnessCs;
+use filsnark::gpu::prover::GpuProver;
+use filsnark::groth16::PreparedVerifyingKey;
+use filsnark::setup::{generate, ToxicWaste};
+use filsnark::srs::ParamsFile;
+use rand::SeedableRng;
+
+/// A chain of `n` constraints (x + 1)·y = z, z feeding the next x, with y drawn as 0, 1 or a
+/// random element (so the A, B and C columns and the 0/1 scalar split all get work), and the
+/// last z made public.
+struct Chain {
+    n: usize,
+    seed: u64,
+}
+
+impl Circuit<Scalar> for Chain {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(self.seed);
+        let mut x_val = Scalar::random(&mut rng);
+        let mut x = cs.alloc(|| "x0", || Ok(x_val))?;
+        for i in 0..self.n {
+            let y_val = match i % 5 {
+                0 => Scalar::ZERO,
+                1 | 2 => Scalar::ONE,
+                _ => Scalar::random(&mut rng),
+            };
+            let z_val = (x_val + Scalar::ONE) * y_val;
+            let y = cs.alloc(|| "y", || Ok(y_val))?;
+            let z = cs.alloc(|| "z", || Ok(z_val))?;
+            cs.enforce(|| "c", |lc| lc + x + CS::one(), |lc| lc + y, |lc| lc + z);
+            x = z;
+            x_val = z_val;
+        }
+        let out = cs.alloc_input(|| "out", || Ok(x_val))?;
+        cs.enforce(|| "out", |lc| lc + x, |lc| lc + CS::one(), |lc| lc + out);
+        Ok(())
+    }
+}
+
+fn max_log() -> u32 {
+    std::env::var("FILSNARK_GPU_TEST_MAX_LOG").ok().and_then(|s| s.parse().ok()).unwrap_or(20)
+}
+
+/// Makes parameters for a Chain of 2^log_n − 8 constraints (a domain of 2^log_n) in `dir`.
+fn chain_params(dir: &Path, log_n: u32) -> ParamsFile {
+    let n = (1usize << log_n) - 8;
+    let mut cs = <R1csCs as ConstraintSystem<Scalar>>::new();
+    Chain { n, seed: 0 }.synthesize(&mut cs).unwrap();
+    let path = dir.join(format!("chain-{log_n}.params"));
+    let file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    generate(cs.finish().unwrap(), &ToxicWaste::from_seed(log_n as u64), file, false, false).unwrap();
+    ParamsFile::open(&path).unwrap()
+}
+
+#[test]
+#[ignore]
+fn test_circuits_same_bytes_on_gpu_and_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let resident = GpuProver::open(0, None).expect("a GPU");
+    // A cap below the parameters forces every MSM to stream its points from host memory.
+    let streamed = GpuProver::open(0, Some(1 << 30)).expect("a GPU");
+    for log_n in (16..=max_log()).step_by(2) {
+        let srs = chain_params(dir.path(), log_n);
+        let pvk = PreparedVerifyingKey::new(&srs.vk);
+        for seed in [1u64, 2] {
+            let mut cs = WitnessCs::with_capacity(1 << log_n);
+            Chain { n: (1 << log_n) - 8, seed }.synthesize(&mut cs).unwrap();
+            let asg = cs.finish();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(100 + seed);
+            let (r, s) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
+            let (cpu, _) = filsnark::cpu::prover::prove(&srs, asg.clone(), r, s).unwrap();
+            let (gpu, t) = resident.prove(&srs, &asg, r, s).unwrap();
+            assert_eq!(gpu.to_bytes(), cpu.to_bytes(), "2^{log_n}, witness {seed}: GPU and CPU proofs differ");
+            assert!(pvk.verify(&gpu, &asg.inputs).unwrap(), "2^{log_n}: the GPU proof does not verify");
+            println!("2^{log_n} witness {seed}: identical, verified; GPU {t:?}");
+            if log_n <= 18 {
+                let (st, _) = streamed.prove(&srs, &asg, r, s).unwrap();
+                assert_eq!(st.to_bytes(), cpu.to_bytes(), "2^{log_n}: streamed GPU proof differs");
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn porep_2kib_same_bytes_on_gpu_and_cpu_and_chain_accepts() {
+    let params = init_env();
+    let dir = tempfile::tempdir().unwrap();
+    let (miner, sector) = (1000u64, 3u64);
+    let c1 = seal::seal_2kib(miner, sector, 11, dir.path()).unwrap();
+    let c1_path = dir.path().join("c1.json");
+    std::fs::write(&c1_path, seal::lotus_wrapper(&c1, sector).unwrap()).unwrap();
+    let prove = |device: &[&str], name: &str| {
+        let out = dir.path().join(name);
+        let mut args = vec!["prove", "porep", "--c1", path_str(&c1_path), "--params-dir", path_str(&params)];
+        args.extend_from_slice(&["--seed", "42", "-o", path_str(&out)]);
+        args.extend_from_slice(device);
+        let o = filsnark(&args);
+        assert!(o.status.success(), "prove {device:?} failed: {}", stderr(&o));
+        (std::fs::read(&out).unwrap(), String::from_utf8_lossy(&o.stdout).into_owned() + &stderr(&o))
+    };
+    let (cpu, _) = prove(&["--device", "cpu"], "cpu.proof");
+    let (gpu, log) = prove(&["--device", "gpu"], "gpu.proof");
+    assert!(log.contains("resident"), "expected the parameters resident on the device:\n{log}");
+    let (streamed, log) = prove(&["--device", "0", "--gpu-mem-cap", "1GiB"], "streamed.proof");
+    assert!(log.contains("streamed"), "expected streamed parameters under a 1GiB cap:\n{log}");
+    assert_eq!(gpu, cpu, "GPU and CPU proofs differ for the same seed");
+    assert_eq!(streamed, cpu, "streamed GPU and CPU proofs differ for the same seed");
+    let accepted = verify_seal(
+        c1.registered_proof,
+        c1.comm_r,
+        c1.comm_d,
+        seal::prover_id(miner),
+        SectorId::from(sector),
+        c1.ticket,
+        c1.seed,
+        &gpu,
+    )
+    .unwrap();
+    assert!(accepted, "verify_seal rejects the GPU proof");
+}
+
+#[test]
+fn missing_gpu_is_a_clear_error_for_device_gpu() {
+    if filsnark::gpu::driver::device_count().is_ok() {
+        return; // there is a GPU: this check is for machines without one
+    }
+    let o = filsnark(&["prove", "porep", "--device", "gpu", "-o", "/nonexistent/never.proof"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--device") && stderr(&o).contains("no GPU"), "{}", stderr(&o));
+}
