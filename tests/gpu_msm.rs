@@ -302,6 +302,17 @@ fn gpu_msm_bench() {
             println!("bench msm_g2 2^{log}: {ms:.2} ms (sppark {peer:?} ms)");
         }
     }
+    // window sweep around the cost model's choice (FILSNARK_MSM_SWEEP=1)
+    if std::env::var_os("FILSNARK_MSM_SWEEP").is_some() {
+        for (g2, log, cs) in [(false, 26, [20, 21, 23]), (false, 24, [18, 19, 21]), (true, 24, [18, 19, 21])] {
+            for c in cs {
+                std::env::set_var("FILSNARK_MSM_WINDOW", c.to_string());
+                let ms = if g2 { bench_msm_g2(&gpu, log) } else { bench_msm_g1(&gpu, log) }.unwrap();
+                println!("sweep {} 2^{log} c={c}: {ms:.2} ms", if g2 { "G2" } else { "G1" });
+            }
+            std::env::remove_var("FILSNARK_MSM_WINDOW");
+        }
+    }
     if pick(227) {
         let ms = bench_batch_add(&gpu, 27).unwrap();
         println!("bench batch_add_g1 2^27 (half selected): {ms:.2} ms");

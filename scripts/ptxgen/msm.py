@@ -275,9 +275,10 @@ def digits_kernel():
     f = Fn("msm_digits", entry=True,
            params=[("scalars", "u64"), ("bitmap", "u64"), ("digits", "u64"), ("ranks", "u64"), ("counts", "u64"),
                    ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32")],
-           doc="msm_digits: thread i < n: digits[w*stride+i] = signed c-bit digit w of scalar i (|d| | sign<<31,\n"
-               "0 = skip; zero for scalars 0 and 1), ranks[w*stride+i] = its rank in bucket w*2^(c-1)+|d|-1\n"
-               "(counts[] is the histogram); row nwin: 1 for the scalars equal to 1 (bucket nwin*2^(c-1)).\n"
+           doc="msm_digits: grid (x: scalar i < n, y: window w < max(nwin, 1)): digits[w*stride+i] = signed\n"
+               "c-bit digit w of scalar i (|d| | sign<<31, 0 = skip; zero for scalars 0 and 1),\n"
+               "ranks[w*stride+i] = its rank in bucket w*2^(c-1)+|d|-1 (counts[] is the histogram); grid row 0\n"
+               "also writes row nwin: 1 for the scalars equal to 1 (bucket nwin*2^(c-1)).\n"
                "nwin = 0: batch-addition mode, row 0 = bit i of bitmap (no scalars).")
     a = params(f, ["scalars", "bitmap", "digits", "ranks", "counts"], ["n", "c", "nwin", "stride"])
     idx = gtid(f)
@@ -311,9 +312,13 @@ def digits_kernel():
     for r in s:
         f.op("mov.b32", r, 0)
     f.op("label", Lcls)
-    # ones row (row nwin, bucket NB = nwin << (c-1))
+    # ones row (row nwin, bucket NB = nwin << (c-1)): blocks of grid row 0
+    wsel = f.t()
+    f.op("mov.u32", wsel, "%ctaid.y")
     cm1, nbk, key, flag = f.t(), f.t(), f.t(), f.t()
     f.op("sub.u32", cm1, a["c"], 1)
+    Lwin = f.label("win")
+    bra(f, Lwin, setp(f, "ne", wsel, 0))
     f.op("shl.b32", nbk, a["nwin"], cm1)
     f.op("selp.b32", key, nbk, NONE, one)
     rank = agg_rank(f, key, a["counts"], lane, lt)
@@ -322,19 +327,25 @@ def digits_kernel():
     f.op("selp.b32", flag, 1, 0, one)
     st(f, elem(f, a["digits"], row, 4), flag, pred=f"@{valid}")
     st(f, elem(f, a["ranks"], row, 4), rank, pred=f"@{one}")
+    f.op("label", Lwin)
     end = f.label("end")
     bra(f, end, batch)
-    # windows
+    # window wsel = grid row: the digits below it give its carry. The blocks run row by row,
+    # so the histogram atomics of one window at a time stay in L2.
     carry, wi, rowi = f.t(), f.t(), f.t()
     f.op("mov.b32", carry, 0)
     f.op("mov.b32", wi, 0)
-    top = f.label("win")
-    f.op("label", top)
+    top, found = f.label("win"), f.label("win")
     res = f.ts(10)
+    f.op("label", top)
     f.op("call", "msm_digit", res, s + [carry, a["c"]])
     for d, x in zip(s, res[:8]):
         f.op("mov.b32", d, x)
     f.op("mov.b32", carry, res[8])
+    bra(f, found, setp(f, "eq", wi, wsel))
+    f.op("add.u32", wi, wi, 1)
+    bra(f, top)
+    f.op("label", found)
     dw = f.t()
     f.op("selp.b32", dw, res[9], 0, dense)
     mag, k = f.t(), f.t()
@@ -348,8 +359,6 @@ def digits_kernel():
     f.op("mad.lo.u32", rowi, wi, a["stride"], idx)
     st(f, elem(f, a["digits"], rowi, 4), dw, pred=f"@{valid}")
     st(f, elem(f, a["ranks"], rowi, 4), r, pred=f"@{nz}")
-    f.op("add.u32", wi, wi, 1)
-    bra(f, top, setp(f, "lt", wi, a["nwin"]))
     f.op("label", end)
     return f
 
@@ -486,12 +495,14 @@ def scan_kernels():
 
 def scatter_kernel():
     f = Fn("msm_scatter", entry=True,
-           params=[("digits", "u64"), ("ranks", "u64"), ("offsets", "u64"), ("ids", "u64"), ("entries", "u64"),
+           params=[("digits", "u64"), ("ranks", "u64"), ("offsets", "u64"), ("sorted", "u64"),
                    ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32")],
            doc="msm_scatter: grid (x: point i < n, y: row 0..nwin): for a non-zero digit word dw,\n"
                "bucket b = row*2^(c-1) + |d| - 1 (row nwin: the ones bucket nwin*2^(c-1)),\n"
-               "pos = offsets[b] + rank; ids[pos] = b, entries[pos] = i | sign<<31.")
-    a = params(f, ["digits", "ranks", "offsets", "ids", "entries"], ["n", "c", "nwin", "stride"])
+               "pos = offsets[b] + rank; sorted[pos] = (b, i | sign<<31), one 8-byte store (the\n"
+               "stores are random: one sector each). Blocks run row by row, so the offsets read\n"
+               "are those of one window at a time (L2-resident).")
+    a = params(f, ["digits", "ranks", "offsets", "sorted"], ["n", "c", "nwin", "stride"])
     idx = gtid(f)
     rowy, row = f.t(), f.t()
     f.op("mov.u32", rowy, "%ctaid.y")
@@ -513,8 +524,7 @@ def scatter_kernel():
     f.op("add.u32", pos, off, rk)
     f.op("and.b32", sg, dw, 0x80000000)
     f.op("or.b32", e, idx, sg)
-    st(f, elem(f, a["ids"], pos, 4), k)
-    st(f, elem(f, a["entries"], pos, 4), e)
+    f.op("st.global.v2.u32", f"[{elem(f, a['sorted'], pos, 8)}+0]", "{" + f"{k}, {e}" + "}")
     f.op("label", end)
     return f
 
@@ -607,7 +617,8 @@ EC_BLOCK = 64  # threads per block of the curve kernels (the G2 spill area holds
 
 
 def segmented_sum(G, level1):
-    """Thread t sums the items [tT, min(tT+T, N)). Runs (equal ids) starting in the
+    """Thread t sums the items [tT, min(tT+T, N)). Level 1: ids and items are the two words
+    of the sorted (bucket, entry) pairs. Runs (equal ids) starting in the
     range accumulate into their bucket in place; the first run, if it started
     before the range (ids[tT-1] == its id), into out_pts[t] with out_ids[t] = id,
     else out_ids[t] = NONE. Level 1: items are sorted entries (point index |
@@ -621,6 +632,7 @@ def segmented_sum(G, level1):
     ps = ["ids", "items", "points", "buckets", "out_ids", "out_pts", "scratch"]
     f = Fn(nm, entry=True, params=[(p, "u64") for p in ps] + [("N", "u32"), ("T", "u32")], doc=doc)
     sp = "" if G.generic else "global."
+    idb = 8 if level1 else 4  # level 1: ids and items interleaved, (bucket, entry) pairs
     lo, hi, g_, pos, out_id, prev = f.ts(6)
     sb, isnone = f.t("p"), f.t("p")  # current run started before the range; its id is NONE
     acc = f.t("a") if G.generic else f.ts(48)  # G2: address of the accumulator
@@ -637,10 +649,10 @@ def segmented_sum(G, level1):
     bra(f, end, setp(f, "ge", lo, a["N"]))
     f.op("add.u32", hi, lo, a["T"])
     f.op("min.u32", hi, hi, a["N"])
-    ld(f, elem(f, a["ids"], lo, 4), sp=sp, dst=g_)
+    ld(f, elem(f, a["ids"], lo, idb), sp=sp, dst=g_)
     f.op("mov.b32", prev, NONE)
     p_lo = setp(f, "ne", lo, 0)
-    ld(f, elem(f, a["ids"], lo, 4), off=-4, sp=sp, pred=f"@{p_lo}", dst=prev)
+    ld(f, elem(f, a["ids"], lo, idb), off=-idb, sp=sp, pred=f"@{p_lo}", dst=prev)
     f.op("setp.eq.u32", sb, prev, g_)
     f.op("and.pred", sb, sb, p_lo)
     f.op("mov.b32", out_id, NONE)
@@ -688,7 +700,7 @@ def segmented_sum(G, level1):
     f.op("label", top)
     if level1:
         e, pidx = f.t(), f.t()
-        ld(f, elem(f, a["items"], pos, 4), sp=sp, dst=e)
+        ld(f, elem(f, a["items"], pos, idb), sp=sp, dst=e)
         f.op("and.b32", pidx, e, 0x7FFFFFFF)
         sgn = setp(f, "gt", e, 0x7FFFFFFF)
         pp = elem(f, a["points"], pidx, G.aff_bytes)
@@ -723,7 +735,7 @@ def segmented_sum(G, level1):
         f.op("label", Lskip)
     f.op("add.u32", pos, pos, 1)
     bra(f, fin, setp(f, "eq", pos, hi))
-    nid = ld(f, elem(f, a["ids"], pos, 4), sp=sp)
+    nid = ld(f, elem(f, a["ids"], pos, idb), sp=sp)
     bra(f, top, setp(f, "eq", nid, g_))
     flush()
     f.op("setp.ne.u32", sb, g_, g_)  # false

@@ -10,8 +10,9 @@ or a read of a word never written, raises. Curve operations can be replaced by
 Python functions (a toy group) so the combinatorial part of the pipeline
 (digits, ranks, sort, runs, levels, reductions) runs fast.
 """
+import bisect
 import re
-from ir import Sim, M32, M64
+from ir import Sim, M32
 
 COLLECTIVE = ("bar.sync", "vote.sync.ballot.b32", "match.any.sync.b32", "shfl.sync.idx.b32")
 ADDR = re.compile(r"\[(%?\w+)\+(-?\d+)\]")
@@ -38,7 +39,7 @@ class KSim(Sim):
     def alloc(self, nwords, init=None):
         base = self.next
         self.next += (4 * nwords + (1 << 16)) & ~0xFFF
-        self.allocs.append((base, 4 * max(nwords, 1)))
+        self.allocs.append((base, 4 * max(nwords, 1)))  # bases increase: bisect in check
         if init is not None:
             for i, w in enumerate(init):
                 self.mem[base + 4 * i] = w & M32
@@ -53,10 +54,9 @@ class KSim(Sim):
 
     def check(self, a):
         assert a % 4 == 0, f"unaligned access {a:#x}"
-        for b, n in self.allocs:
-            if b <= a < b + n:
-                return
-        raise AssertionError(f"access outside every allocation: {a:#x}")
+        i = bisect.bisect_right(self.allocs, (a, 1 << 62)) - 1
+        if i < 0 or not self.allocs[i][0] <= a < self.allocs[i][0] + self.allocs[i][1]:
+            raise AssertionError(f"access outside every allocation: {a:#x}")
 
     def race(self, a, write):
         """Global words are private to one thread within a launch (atomics aside):
@@ -134,7 +134,7 @@ class KSim(Sim):
             a = self.addr(R, o[2])
             for j, r in enumerate(o[1].strip("{}").split(", ")):
                 R[r] = self.rd(a + 4 * j)
-        elif k == "st.global.v4.u32":
+        elif k in ("st.global.v4.u32", "st.global.v2.u32"):
             a = self.addr(R, o[1])
             for j, r in enumerate(o[2].strip("{}").split(", ")):
                 self.wr(a + 4 * j, v(r))

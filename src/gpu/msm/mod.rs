@@ -52,6 +52,8 @@ pub struct Msm {
     g2: Module,
     srs: Module,
     sms: u32,
+    /// Device buffers of the last MSM, reused by the next one.
+    cache: pipeline::Cache,
 }
 
 impl Msm {
@@ -61,7 +63,13 @@ impl Msm {
             g2: gpu.load("msm_g2")?,
             srs: gpu.load("srs")?,
             sms: gpu.ctx.device.sm_count()?.max(1) as u32,
+            cache: pipeline::Cache::default(),
         })
+    }
+
+    /// Frees the device buffers kept from the last MSM (they are otherwise reused by the next one).
+    pub fn release_memory(&self) {
+        self.cache.clear();
     }
 
     /// Σ s_i·P_i over i < n = scalars.len()/8 (scalars on the device); `chunk` = max points per chunk (0 = choose).
@@ -115,7 +123,7 @@ impl Msm {
         if n >= 1 << 31 {
             return Err(GpuError::Invalid(format!("{n} points: at most 2^31 - 1 per MSM")));
         }
-        pipeline::msm::<G>(gpu, self.module::<G>(), &self.srs, self.sms, points, w, n, chunk)
+        pipeline::msm::<G>(gpu, self.module::<G>(), &self.srs, self.sms, &self.cache, points, w, n, chunk)
     }
 }
 

@@ -5,6 +5,7 @@ use super::{Points, Weights};
 use crate::gpu::driver::{DeviceBuffer, KernelArg, Module};
 use crate::gpu::layout::Group;
 use crate::gpu::{Event, Gpu, Result};
+use std::sync::{Arc, Mutex};
 
 /// Threads per block: element-wise kernels and scans; curve kernels (the G2 spill area in shared
 /// memory holds 64 threads, msm.py's EC_BLOCK).
@@ -24,6 +25,7 @@ pub(super) fn msm<G: Group>(
     m: &Module,
     srs: &Module,
     sms: u32,
+    cache: &Cache,
     points: Points,
     w: Weights,
     n: usize,
@@ -39,10 +41,10 @@ pub(super) fn msm<G: Group>(
     let mut plan = Plan::new(n, dense, if chunk == 0 { default } else { chunk });
     if chunk == 0 {
         let (free, _) = gpu.ctx.mem_info()?;
-        plan = plan.fit(free / 10 * 8, 4 * G::W, sms);
+        plan = plan.fit((free + cache.bytes()) / 10 * 8, 4 * G::W, sms);
     }
     let mut src = Source::<G>::new(gpu, srs, points, n, plan.chunk)?;
-    let mut run = Run::<G>::new(gpu, m, plan, sms)?;
+    let mut run = Run::<G>::new(gpu, m, plan, sms, cache.take(gpu))?;
     phases.mark("setup")?;
     src.stage(0, 0, plan.chunk.min(n))?;
     for k in 0..plan.chunks() {
@@ -71,6 +73,7 @@ pub(super) fn msm<G: Group>(
     }?;
     phases.mark("reduce")?;
     phases.report(G::NAME, &plan)?;
+    cache.put(run.into_buffers());
     Ok(r)
 }
 
@@ -93,6 +96,39 @@ fn count_dense(gpu: &Gpu, m: &Module, scalars: &DeviceBuffer<u32>, n: usize) -> 
     Ok(c[0] as usize)
 }
 
+/// Device buffers kept from one MSM to the next: the stream-ordered pool hands freed memory back
+/// to the driver at each synchronisation, and mapping the ~20 GB of a 2^26 MSM again costs about
+/// 1 ms per GB. Held by [`super::Msm`] until it is dropped or [`super::Msm::release_memory`].
+#[derive(Default)]
+pub(super) struct Cache(Mutex<Vec<DeviceBuffer<u32>>>);
+
+impl Cache {
+    /// The cached buffers usable on this GPU's stream (the others are freed).
+    fn take(&self, gpu: &Gpu) -> Vec<DeviceBuffer<u32>> {
+        let mut v = std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()));
+        v.retain(|b| Arc::ptr_eq(b.stream(), &gpu.stream));
+        v
+    }
+    fn bytes(&self) -> usize {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|b| b.bytes()).sum()
+    }
+    fn put(&self, v: Vec<DeviceBuffer<u32>>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = v;
+    }
+    pub fn clear(&self) {
+        self.put(Vec::new());
+    }
+}
+
+/// The smallest spare buffer of at least `len` words, or a new one.
+fn take(gpu: &Gpu, spare: &mut Vec<DeviceBuffer<u32>>, len: usize) -> Result<DeviceBuffer<u32>> {
+    let best = spare.iter().enumerate().filter(|(_, b)| b.len() >= len).min_by_key(|(_, b)| b.len()).map(|(i, _)| i);
+    match best {
+        Some(i) => Ok(spare.swap_remove(i)),
+        None => gpu.alloc(len),
+    }
+}
+
 /// The device state of one MSM: buckets (persistent across chunks) and the chunk workspace.
 pub(super) struct Run<'a, G: Group> {
     gpu: &'a Gpu,
@@ -106,43 +142,71 @@ pub(super) struct Run<'a, G: Group> {
     offsets: DeviceBuffer<u32>,
     tile_sums: DeviceBuffer<u32>,
     tile_offs: DeviceBuffer<u32>,
-    ids: DeviceBuffer<u32>,
-    entries: DeviceBuffer<u32>,
+    /// The sorted (bucket, entry) pairs; entry = point index | sign << 31.
+    sorted: DeviceBuffer<u32>,
     /// Partial records of the accumulation levels (ids, XYZZ points), ping-pong.
     rec: [(DeviceBuffer<u32>, DeviceBuffer<u32>); 2],
     /// G2: one negated affine point per accumulation thread.
     scratch: DeviceBuffer<u32>,
     total: DeviceBuffer<u32>,
+    /// Buffers of the bucket reduction (kept for the cache).
+    extra: Vec<DeviceBuffer<u32>>,
     _g: std::marker::PhantomData<G>,
 }
 
 impl<'a, G: Group> Run<'a, G> {
-    fn new(gpu: &'a Gpu, m: &'a Module, plan: Plan, sms: u32) -> Result<Self> {
+    fn new(gpu: &'a Gpu, m: &'a Module, plan: Plan, sms: u32, mut spare: Vec<DeviceBuffer<u32>>) -> Result<Self> {
         let xyzz = 4 * G::W;
         let t1 = plan::max_threads(plan.entries(), sms);
         let t2 = t1.div_ceil(RUN_T) + 1;
         let ntiles = plan.buckets().div_ceil(SCAN_TILE);
-        let mut buckets = gpu.alloc::<u32>(plan.buckets() * xyzz)?;
+        let mut t = |len: usize| take(gpu, &mut spare, len);
+        let mut buckets = t(plan.buckets() * xyzz)?;
         buckets.fill_bytes(0)?; // every bucket at infinity (ZZ = 0)
-        Ok(Run {
+        let run = Run {
             gpu,
             m,
             plan,
             sms,
             buckets,
-            digits: gpu.alloc(plan.rows() * plan.chunk)?,
-            ranks: gpu.alloc(plan.rows() * plan.chunk)?,
-            counts: gpu.alloc(plan.buckets())?,
-            offsets: gpu.alloc(plan.buckets() + 1)?,
-            tile_sums: gpu.alloc(ntiles)?,
-            tile_offs: gpu.alloc(ntiles + 1)?,
-            ids: gpu.alloc(plan.entries())?,
-            entries: gpu.alloc(plan.entries())?,
-            rec: [(gpu.alloc(t1)?, gpu.alloc(t1 * xyzz)?), (gpu.alloc(t2)?, gpu.alloc(t2 * xyzz)?)],
-            scratch: gpu.alloc(if G::W == 24 { t1 * 2 * G::W } else { 4 })?,
-            total: gpu.alloc(1)?,
+            digits: t(plan.rows() * plan.chunk)?,
+            ranks: t(plan.rows() * plan.chunk)?,
+            counts: t(plan.buckets())?,
+            offsets: t(plan.buckets() + 1)?,
+            tile_sums: t(ntiles)?,
+            tile_offs: t(ntiles + 1)?,
+            sorted: t(2 * plan.entries())?,
+            rec: [(t(t1)?, t(t1 * xyzz)?), (t(t2)?, t(t2 * xyzz)?)],
+            scratch: t(if G::W == 24 { t1 * 2 * G::W } else { 4 })?,
+            total: t(1)?,
+            extra: Vec::new(),
             _g: std::marker::PhantomData,
-        })
+        };
+        drop(spare); // cached buffers this plan has no use for
+        Ok(run)
+    }
+
+    /// Every buffer this MSM used, for the cache.
+    fn into_buffers(self) -> Vec<DeviceBuffer<u32>> {
+        let [(a, b), (c, d)] = self.rec;
+        let mut v = vec![
+            self.buckets,
+            self.digits,
+            self.ranks,
+            self.counts,
+            self.offsets,
+            self.tile_sums,
+            self.tile_offs,
+            self.sorted,
+            a,
+            b,
+            c,
+            d,
+            self.scratch,
+            self.total,
+        ];
+        v.extend(self.extra);
+        v
     }
 
     fn kernel(&self, what: &str) -> String {
@@ -178,11 +242,13 @@ impl<'a, G: Group> Run<'a, G> {
             KernelArg::U32(p.nwin),
             KernelArg::U32(p.chunk as u32),
         ];
-        // SAFETY: msm_digits(scalars, bitmap, digits, ranks, counts, n, c, nwin, stride): thread i < len
-        // reads scalar s+i (8 words, in range: n = scalars.len()/8) or bitmap word (s+i)/32 (s is a
-        // multiple of 32, bitmap.len() >= n/32 checked), writes rows 0..=nwin of digits and ranks at
-        // stride chunk >= len, and counts[] below buckets(). The unused pointer is never read.
-        unsafe { self.launch("msm_digits", (len.div_ceil(BLOCK as usize) as u32, 1), BLOCK, &args) }
+        let grid = (len.div_ceil(BLOCK as usize) as u32, p.nwin.max(1));
+        // SAFETY: msm_digits(scalars, bitmap, digits, ranks, counts, n, c, nwin, stride), grid row w:
+        // thread i < len reads scalar s+i (8 words, in range: n = scalars.len()/8) or bitmap word
+        // (s+i)/32 (s is a multiple of 32, bitmap.len() >= n/32 checked), writes row w (row 0 also
+        // row nwin) of digits and ranks at stride chunk >= len, and counts[] below buckets(). The
+        // unused pointer is never read.
+        unsafe { self.launch("msm_digits", grid, BLOCK, &args) }
     }
 
     /// Counting sort of the chunk's digits by bucket: exclusive scan of the histogram, scatter.
@@ -197,8 +263,7 @@ impl<'a, G: Group> Run<'a, G> {
             self.digits.arg(),
             self.ranks.arg(),
             self.offsets.arg(),
-            self.ids.arg(),
-            self.entries.arg(),
+            self.sorted.arg(),
             KernelArg::U32(len as u32),
             KernelArg::U32(p.c),
             KernelArg::U32(p.nwin),
@@ -206,8 +271,8 @@ impl<'a, G: Group> Run<'a, G> {
         ];
         // SAFETY: the scan kernels read counts[0..k) and write tile_sums[0..ntiles),
         // tile_offs[0..=ntiles], offsets[0..=k], all allocated to those sizes; msm_scatter reads the
-        // digit rows written by msm_digits and writes each non-zero digit once at offsets[b] + rank,
-        // below the chunk's number of non-zero digits <= entries().
+        // digit rows written by msm_digits and writes each non-zero digit once, as a pair of words
+        // at offsets[b] + rank, below the chunk's number of non-zero digits <= entries().
         unsafe {
             self.launch("msm_scan_tiles", (ntiles, 1), BLOCK, &tiles)?;
             self.launch("msm_scan_top", (1, 1), BLOCK, &top)?;
@@ -235,8 +300,8 @@ impl<'a, G: Group> Run<'a, G> {
         let t = plan::entries_per_thread(total, self.sms);
         let nrec = total.div_ceil(t);
         let args = [
-            self.ids.arg(),
-            self.entries.arg(),
+            self.sorted.arg(),
+            self.sorted.arg_at(1)?,
             points,
             self.buckets.arg(),
             self.rec[0].0.arg(),
@@ -245,8 +310,9 @@ impl<'a, G: Group> Run<'a, G> {
             KernelArg::U32(total as u32),
             KernelArg::U32(t as u32),
         ];
-        // SAFETY: msm_G_accumulate(ids, entries, points, buckets, out_ids, out_pts, scratch, N, T):
-        // thread j < ceil(N/T) reads entries [jT, jT+T) of the sorted list (N <= entries()), the points
+        // SAFETY: msm_G_accumulate(ids, items, points, buckets, out_ids, out_pts, scratch, N, T): ids
+        // and items are the two words of the sorted pairs (stride 8 bytes); thread j < ceil(N/T)
+        // reads pairs [jT, jT+T) of the sorted list (N <= entries()), the points
         // they name (chunk-local indices < len, inside the chunk's points), buckets below buckets(),
         // and writes record j of rec[0] (capacity max_threads >= ceil(N/T)) and its scratch slot.
         unsafe { self.launch(&self.kernel("accumulate"), ec_grid(nrec), EC_BLOCK, &args)? };
@@ -282,14 +348,16 @@ impl<'a, G: Group> Run<'a, G> {
     }
 
     /// Σ_w 2^(c·w) Σ_b (b+1)·B_{w,b} + (ones bucket), on the device.
-    pub fn reduce_windows(&self) -> Result<G::Jac> {
+    pub fn reduce_windows(&mut self) -> Result<G::Jac> {
         let p = self.plan;
         let xyzz = 4 * G::W;
         let glog = plan::first_segment_log(p.nwin, p.c, self.sms);
         let mut segs = p.nb() >> glog;
         let mut nth = p.nwin as usize * segs;
-        let mut a = (self.gpu.alloc::<u32>(nth * xyzz)?, self.gpu.alloc::<u32>(nth * xyzz)?);
-        let mut b = (self.gpu.alloc::<u32>(nth * xyzz)?, self.gpu.alloc::<u32>(nth * xyzz)?);
+        let gpu = self.gpu;
+        let mut a = (gpu.alloc::<u32>(nth * xyzz)?, gpu.alloc::<u32>(nth * xyzz)?);
+        let mut b = (gpu.alloc::<u32>(nth * xyzz)?, gpu.alloc::<u32>(nth * xyzz)?);
+        let out = gpu.alloc::<u32>(xyzz)?;
         let args = [self.buckets.arg(), a.0.arg(), a.1.arg(), KernelArg::U32(nth as u32), KernelArg::U32(glog)];
         // SAFETY: msm_G_bucket_sums(inR, outR, outT, nthreads, glog): thread t < nth reads buckets
         // [t·2^glog, (t+1)·2^glog) (nth·2^glog = nwin·nb buckets) and writes slot t of outR and outT.
@@ -315,7 +383,6 @@ impl<'a, G: Group> Run<'a, G> {
             std::mem::swap(&mut a, &mut b);
             llog += gl;
         }
-        let out = self.gpu.alloc::<u32>(xyzz)?;
         let args =
             [a.1.arg(), self.buckets.arg_at(p.ones() * xyzz)?, out.arg(), KernelArg::U32(p.nwin), KernelArg::U32(p.c)];
         // SAFETY: msm_G_windows(W, ones, out, nwin, c): thread 0 reads nwin window sums (one segment
@@ -323,6 +390,7 @@ impl<'a, G: Group> Run<'a, G> {
         unsafe { self.launch(&self.kernel("windows"), (1, 1), 32, &args)? };
         let mut w = vec![0u32; xyzz];
         out.copy_to_host(&mut w)?;
+        self.extra.extend([a.0, a.1, b.0, b.1, out]);
         Ok(G::from_xyzz_words(&w))
     }
 

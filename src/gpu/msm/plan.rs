@@ -60,10 +60,13 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// `dense`: the number of scalars neither 0 nor 1 (None: batch addition). The window comes
+    /// from [`window_bits`] unless FILSNARK_MSM_WINDOW names one (4..=24, for measurements).
     pub fn new(n: usize, dense: Option<usize>, chunk: usize) -> Plan {
+        let forced = std::env::var("FILSNARK_MSM_WINDOW").ok().and_then(|v| v.parse::<u32>().ok());
         let (c, nwin) = match dense {
             Some(d) => {
-                let c = window_bits(d.max(1));
+                let c = forced.filter(|c| (C_MIN..=24).contains(c)).unwrap_or_else(|| window_bits(d.max(1)));
                 (c, windows(c))
             }
             None => (1, 0),
