@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ptx-check.sh
-cargo build --release --bin filsnark
+cargo build --release --bin filsnark --example verify_seal
 # Every tests/gpu_*.rs binary (GPU tests are #[ignore]d there; gpu-run.sh runs them all).
 names=$(ls tests/gpu_*.rs | xargs -n1 basename | sed 's/\.rs$//')
 bins=$(cargo test --release --no-run $(printf -- '--test %s ' $names) --message-format=json 2>/dev/null \
@@ -19,6 +19,8 @@ for l in sys.stdin:
 rm -rf gpu-pack && mkdir -p gpu-pack
 # gzip: the travelling tree is capped at 64 MiB; gpu-run.sh unpacks into /tmp.
 objcopy --strip-debug target/release/filsnark gpu-pack/filsnark && gzip -9 gpu-pack/filsnark
+# filecoin-proofs' verify_seal, the chain's judgement of proofs from synthetic c1.json there.
+objcopy --strip-debug target/release/examples/verify_seal gpu-pack/verify_seal && gzip -9 gpu-pack/verify_seal
 while read -r name exe; do
   objcopy --strip-debug "$exe" "gpu-pack/$name" && gzip -9 "gpu-pack/$name"
 done <<< "$bins"
