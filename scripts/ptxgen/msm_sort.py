@@ -1,0 +1,374 @@
+"""MSM, group-independent kernels: scalar classification, signed digits with
+warp-aggregated bucket ranks, exclusive scan of the bucket counts, counting-sort
+scatter (see msm.py for the whole pipeline)."""
+from ir import Fn
+from msm_emit import params, gtid, elem, ld, st, ldv, zeros, setp, bra
+
+NONE = 0xFFFFFFFF
+SCAN_B = 256  # threads per scan block
+SCAN_E = 8  # elements per thread in a scan tile
+SCAN_TILE = SCAN_B * SCAN_E
+
+
+def digit_func():
+    """msm_digit(s0..s7, carry, c) -> (s >> c, carry', digit word).
+    v = (s mod 2^c) + carry; v > 2^(c-1) -> digit v - 2^c (negative), carry 1.
+    Digit word: |d| | sign << 31, or 0 when d = 0. Requires 1 <= c <= 31."""
+    f = Fn("msm_digit", 10, 10, doc=digit_func.__doc__)
+    s, carry, c = f.ins[:8], f.ins[8], f.ins[9]
+    o = f.outs
+    one_c, mask, half, v, neg, mag, sg, dw = f.ts(8)
+    f.op("shl.b32", one_c, 1, c)
+    f.op("sub.u32", mask, one_c, 1)
+    f.op("shr.u32", half, one_c, 1)
+    f.op("and.b32", v, s[0], mask)
+    f.op("add.u32", v, v, carry)
+    big = setp(f, "gt", v, half)
+    f.op("sub.u32", neg, one_c, v)
+    f.op("selp.b32", mag, neg, v, big)
+    f.op("selp.b32", o[8], 1, 0, big)
+    f.op("selp.b32", sg, 0x80000000, 0, big)
+    f.op("or.b32", dw, mag, sg)
+    z = setp(f, "eq", mag, 0)
+    f.op("selp.b32", o[9], 0, dw, z)
+    for i in range(7):
+        f.op("shf.r.clamp.b32", o[i], s[i], s[i + 1], c)
+    f.op("shr.u32", o[7], s[7], c)
+    return f
+
+
+def classify(f, s, valid):
+    """Canonical s (8 regs); returns (dense, one) predicates for valid lanes."""
+    z, o, pz, po = f.t(), f.t(), None, None
+    f.op("or.b32", z, s[0], s[1])
+    for r in s[2:]:
+        f.op("or.b32", z, z, r)
+    f.op("or.b32", o, s[1], s[2])
+    for r in s[3:]:
+        f.op("or.b32", o, o, r)
+    pz = setp(f, "eq", z, 0)
+    p_hi = setp(f, "eq", o, 0)
+    p_lo = setp(f, "eq", s[0], 1)
+    po = f.t("p")
+    f.op("and.pred", po, p_hi, p_lo)
+    dense, one, t = f.t("p"), f.t("p"), f.t("p")
+    f.op("or.pred", t, pz, po)
+    f.op("not.pred", t, t)
+    f.op("and.pred", dense, t, valid)
+    f.op("and.pred", one, po, valid)
+    return dense, one
+
+
+def load_canonical(f, scalars, idx, valid):
+    s = zeros(f, 8)
+    ldv(f, elem(f, scalars, idx, 32), 8, pred=f"@{valid}", dst=s)
+    c = f.ts(8)
+    f.op("call", "fr_from_mont", c, s)
+    return c
+
+
+def count_dense_kernel():
+    f = Fn("msm_count_dense", entry=True, params=[("scalars", "u64"), ("counter", "u64"), ("n", "u32")],
+           doc="msm_count_dense: *counter += number of scalars (Fr, Montgomery) i < n that are neither 0 nor 1.\n"
+               "Warp ballot, one atomic per warp; every lane runs the ballot (no early exit).")
+    a = params(f, ["scalars", "counter"], ["n"])
+    idx = gtid(f)
+    valid = setp(f, "lt", idx, a["n"])
+    s = load_canonical(f, a["scalars"], idx, valid)
+    dense, _ = classify(f, s, valid)
+    b, cnt, lane = f.t(), f.t(), f.t()
+    f.op("vote.sync.ballot.b32", b, dense, 0xFFFFFFFF)
+    f.op("popc.b32", cnt, b)
+    f.op("mov.u32", lane, "%laneid")
+    p0, pn, p = setp(f, "eq", lane, 0), setp(f, "ne", cnt, 0), f.t("p")
+    f.op("and.pred", p, p0, pn)
+    f.op(f"@{p}", "red.global.add.u32", f"[{a['counter']}+0]", cnt)
+    return f
+
+
+def agg_rank(f, key, counts, lane, lt):
+    """Rank of this lane's key among equal keys, from a warp-aggregated
+    histogram: lanes with the same key (match.any) elect the highest lane,
+    which adds the group size to counts[key] and broadcasts the old value.
+    key = NONE: no atomic (rank undefined). All 32 lanes must run this."""
+    mask, leader, cnt, base, below, rank, a = f.t(), f.t(), f.t(), f.t(), f.t(), f.t(), None
+    f.op("match.any.sync.b32", mask, key, 0xFFFFFFFF)
+    f.op("bfind.u32", leader, mask)
+    f.op("popc.b32", cnt, mask)
+    f.op("mov.b32", base, 0)
+    pl, pv, p = setp(f, "eq", lane, leader), setp(f, "ne", key, NONE), f.t("p")
+    f.op("and.pred", p, pl, pv)
+    a = elem(f, counts, key, 4)
+    f.op(f"@{p}", "atom.global.add.u32", base, f"[{a}+0]", cnt)
+    f.op("shfl.sync.idx.b32", base, base, leader, 0x1F, 0xFFFFFFFF)
+    f.op("and.b32", below, mask, lt)
+    f.op("popc.b32", below, below)
+    f.op("add.u32", rank, base, below)
+    return rank
+
+
+def digits_kernel():
+    f = Fn("msm_digits", entry=True,
+           params=[("scalars", "u64"), ("bitmap", "u64"), ("digits", "u64"), ("ranks", "u64"), ("counts", "u64"),
+                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32")],
+           doc="msm_digits: grid (x: scalar i < n, y: window w < max(nwin, 1)): digits[w*stride+i] = signed\n"
+               "c-bit digit w of scalar i (|d| | sign<<31, 0 = skip; zero for scalars 0 and 1),\n"
+               "ranks[w*stride+i] = its rank in bucket w*2^(c-1)+|d|-1 (counts[] is the histogram); grid row 0\n"
+               "also writes row nwin: 1 for the scalars equal to 1 (bucket nwin*2^(c-1)).\n"
+               "nwin = 0: batch-addition mode, row 0 = bit i of bitmap (no scalars).")
+    a = params(f, ["scalars", "bitmap", "digits", "ranks", "counts"], ["n", "c", "nwin", "stride"])
+    idx = gtid(f)
+    lane, lt = f.t(), f.t()
+    f.op("mov.u32", lane, "%laneid")
+    f.op("mov.u32", lt, "%lanemask_lt")
+    valid = setp(f, "lt", idx, a["n"])
+    batch = setp(f, "eq", a["nwin"], 0)
+    dense, one = f.t("p"), f.t("p")
+    s = f.ts(8)
+    Lbm, Lcls = f.label("bm"), f.label("cls")
+    bra(f, Lbm, batch)
+    c8 = load_canonical(f, a["scalars"], idx, valid)
+    for d, x in zip(s, c8):
+        f.op("mov.b32", d, x)
+    dn, on = classify(f, s, valid)
+    f.op("mov.pred", dense, dn)
+    f.op("mov.pred", one, on)
+    bra(f, Lcls)
+    f.op("label", Lbm)
+    w, bit, sh = f.t(), f.t(), f.t()
+    f.op("mov.b32", w, 0)
+    f.op("shr.u32", sh, idx, 5)
+    ld(f, elem(f, a["bitmap"], sh, 4), pred=f"@{valid}", dst=w)
+    f.op("and.b32", sh, idx, 31)
+    f.op("shr.u32", bit, w, sh)
+    f.op("and.b32", bit, bit, 1)
+    pb = setp(f, "eq", bit, 1)
+    f.op("and.pred", one, pb, valid)
+    f.op("setp.ne.u32", dense, idx, idx)  # false
+    for r in s:
+        f.op("mov.b32", r, 0)
+    f.op("label", Lcls)
+    # ones row (row nwin, bucket NB = nwin << (c-1)): blocks of grid row 0
+    wsel = f.t()
+    f.op("mov.u32", wsel, "%ctaid.y")
+    cm1, nbk, key, flag = f.t(), f.t(), f.t(), f.t()
+    f.op("sub.u32", cm1, a["c"], 1)
+    Lwin = f.label("win")
+    bra(f, Lwin, setp(f, "ne", wsel, 0))
+    f.op("shl.b32", nbk, a["nwin"], cm1)
+    f.op("selp.b32", key, nbk, NONE, one)
+    rank = agg_rank(f, key, a["counts"], lane, lt)
+    row = f.t()
+    f.op("mad.lo.u32", row, a["nwin"], a["stride"], idx)
+    f.op("selp.b32", flag, 1, 0, one)
+    st(f, elem(f, a["digits"], row, 4), flag, pred=f"@{valid}")
+    st(f, elem(f, a["ranks"], row, 4), rank, pred=f"@{one}")
+    f.op("label", Lwin)
+    end = f.label("end")
+    bra(f, end, batch)
+    # window wsel = grid row: the digits below it give its carry. The blocks run row by row,
+    # so the histogram atomics of one window at a time stay in L2.
+    carry, wi, rowi = f.t(), f.t(), f.t()
+    f.op("mov.b32", carry, 0)
+    f.op("mov.b32", wi, 0)
+    top, found = f.label("win"), f.label("win")
+    res = f.ts(10)
+    f.op("label", top)
+    f.op("call", "msm_digit", res, s + [carry, a["c"]])
+    for d, x in zip(s, res[:8]):
+        f.op("mov.b32", d, x)
+    f.op("mov.b32", carry, res[8])
+    bra(f, found, setp(f, "eq", wi, wsel))
+    f.op("add.u32", wi, wi, 1)
+    bra(f, top)
+    f.op("label", found)
+    dw = f.t()
+    f.op("selp.b32", dw, res[9], 0, dense)
+    mag, k = f.t(), f.t()
+    f.op("and.b32", mag, dw, 0x7FFFFFFF)
+    f.op("shl.b32", k, wi, cm1)
+    f.op("add.u32", k, k, mag)
+    f.op("sub.u32", k, k, 1)
+    nz = setp(f, "ne", dw, 0)
+    f.op("selp.b32", k, k, NONE, nz)
+    r = agg_rank(f, k, a["counts"], lane, lt)
+    f.op("mad.lo.u32", rowi, wi, a["stride"], idx)
+    st(f, elem(f, a["digits"], rowi, 4), dw, pred=f"@{valid}")
+    st(f, elem(f, a["ranks"], rowi, 4), r, pred=f"@{nz}")
+    f.op("label", end)
+    return f
+
+
+# ---------------------------------------------------------------------------
+# exclusive scan of the bucket counts
+
+SH = "msm_scan_sh"
+
+
+def block_scan(f, v, t):
+    """Exclusive prefix of v over the block's threads (SCAN_B), and the block total
+    (Hillis-Steele in shared memory: read, barrier, write, barrier)."""
+    sh = f.t()
+    f.op("mov.u32", sh, SH)
+    me = f.t()
+    f.op("mad.lo.u32", me, t, 4, sh)
+    st(f, me, v, sp="shared.")
+    f.op("bar.sync", 0)
+    acc = f.t()
+    f.op("mov.b32", acc, v)
+    d = 1
+    while d < SCAN_B:
+        x = f.t()
+        f.op("mov.b32", x, 0)
+        p = setp(f, "ge", t, d)
+        ld(f, me, -4 * d, sp="shared.", pred=f"@{p}", dst=x)
+        f.op("bar.sync", 0)
+        f.op("add.u32", acc, acc, x)
+        st(f, me, acc, sp="shared.")
+        f.op("bar.sync", 0)
+        d *= 2
+    total, excl = f.t(), f.t()
+    ld(f, sh, 4 * (SCAN_B - 1), sp="shared.", dst=total)
+    f.op("sub.u32", excl, acc, v)
+    return excl, total
+
+
+def scan_kernels():
+    K = []
+    # tiles: sum of each tile of SCAN_TILE elements
+    f = Fn("msm_scan_tiles", entry=True, params=[("counts", "u64"), ("sums", "u64"), ("k", "u32")],
+           doc=f"msm_scan_tiles: sums[b] = sum of counts[b*{SCAN_TILE} .. +{SCAN_TILE}) (< k); blocks of {SCAN_B}")
+    a = params(f, ["counts", "sums"], ["k"])
+    b, t, base, s = f.ts(4)
+    f.op("mov.u32", b, "%ctaid.x")
+    f.op("mov.u32", t, "%tid.x")
+    f.op("mad.lo.u32", base, b, SCAN_TILE, 0)
+    f.op("mad.lo.u32", base, t, SCAN_E, base)
+    f.op("mov.b32", s, 0)
+    for j in range(SCAN_E):
+        i, x = f.t(), f.t()
+        f.op("add.u32", i, base, j)
+        f.op("mov.b32", x, 0)
+        ld(f, elem(f, a["counts"], i, 4), pred=f"@{setp(f, 'lt', i, a['k'])}", dst=x)
+        f.op("add.u32", s, s, x)
+    _, total = block_scan(f, s, t)
+    st(f, elem(f, a["sums"], b, 4), total, pred=f"@{setp(f, 'eq', t, 0)}")
+    K.append(f)
+    # top: one block scans the tile sums
+    f = Fn("msm_scan_top", entry=True, params=[("sums", "u64"), ("offs", "u64"), ("ntiles", "u32")],
+           doc=f"msm_scan_top: offs[0..ntiles] = exclusive scan of sums[0..ntiles) (offs[ntiles] = total);\n"
+               f"one block of {SCAN_B} threads, each a contiguous run of ceil(ntiles/{SCAN_B}) entries")
+    a = params(f, ["sums", "offs"], ["ntiles"])
+    t, per, lo, hi, s, i, x = f.ts(7)
+    f.op("mov.u32", t, "%tid.x")
+    f.op("add.u32", per, a["ntiles"], SCAN_B - 1)
+    f.op("shr.u32", per, per, SCAN_B.bit_length() - 1)
+    f.op("mul.lo.u32", lo, t, per)
+    f.op("add.u32", hi, lo, per)
+    f.op("min.u32", hi, hi, a["ntiles"])
+    f.op("min.u32", lo, lo, hi)
+    f.op("mov.b32", s, 0)
+
+    def run_loop(body):
+        top, done = f.label("st"), f.label("st")
+        f.op("mov.b32", i, lo)
+        bra(f, done, setp(f, "ge", i, hi))
+        f.op("label", top)
+        body()
+        f.op("add.u32", i, i, 1)
+        bra(f, top, setp(f, "lt", i, hi))
+        f.op("label", done)
+
+    def add_one():
+        ld(f, elem(f, a["sums"], i, 4), dst=x)
+        f.op("add.u32", s, s, x)
+    run_loop(add_one)
+    excl, total = block_scan(f, s, t)
+
+    def write_one():
+        ld(f, elem(f, a["sums"], i, 4), dst=x)
+        st(f, elem(f, a["offs"], i, 4), excl)
+        f.op("add.u32", excl, excl, x)
+    run_loop(write_one)
+    st(f, elem(f, a["offs"], a["ntiles"], 4), total, pred=f"@{setp(f, 'eq', t, 0)}")
+    K.append(f)
+    # apply: each tile rescanned, plus its offset
+    f = Fn("msm_scan_apply", entry=True, params=[("counts", "u64"), ("offs", "u64"), ("out", "u64"), ("k", "u32")],
+           doc=f"msm_scan_apply: out[i] = offs[tile] + exclusive scan of counts within the tile (i < k);\n"
+               f"out[k] = offs[ntiles] (the total), written by block 0")
+    a = params(f, ["counts", "offs", "out"], ["k"])
+    b, t, base, s, nt = f.ts(5)
+    f.op("mov.u32", b, "%ctaid.x")
+    f.op("mov.u32", t, "%tid.x")
+    f.op("mov.u32", nt, "%nctaid.x")
+    f.op("mad.lo.u32", base, b, SCAN_TILE, 0)
+    f.op("mad.lo.u32", base, t, SCAN_E, base)
+    f.op("mov.b32", s, 0)
+    xs, ps = [], []
+    for j in range(SCAN_E):
+        i, x = f.t(), f.t()
+        f.op("add.u32", i, base, j)
+        f.op("mov.b32", x, 0)
+        p = setp(f, "lt", i, a["k"])
+        ld(f, elem(f, a["counts"], i, 4), pred=f"@{p}", dst=x)
+        f.op("add.u32", s, s, x)
+        xs.append((i, x, p))
+    excl, _ = block_scan(f, s, t)
+    off = ld(f, elem(f, a["offs"], b, 4))
+    f.op("add.u32", excl, excl, off)
+    for i, x, p in xs:
+        st(f, elem(f, a["out"], i, 4), excl, pred=f"@{p}")
+        f.op("add.u32", excl, excl, x)
+    p0, pb, pt = setp(f, "eq", b, 0), f.t("p"), setp(f, "eq", t, 0)
+    f.op("and.pred", pb, p0, pt)
+    tot = f.t()
+    f.op("mov.b32", tot, 0)
+    ld(f, elem(f, a["offs"], nt, 4), pred=f"@{pb}", dst=tot)
+    st(f, elem(f, a["out"], a["k"], 4), tot, pred=f"@{pb}")
+    K.append(f)
+    return K
+
+
+def scatter_kernel():
+    f = Fn("msm_scatter", entry=True,
+           params=[("digits", "u64"), ("ranks", "u64"), ("offsets", "u64"), ("sorted", "u64"),
+                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32")],
+           doc="msm_scatter: grid (x: point i < n, y: row 0..nwin): for a non-zero digit word dw,\n"
+               "bucket b = row*2^(c-1) + |d| - 1 (row nwin: the ones bucket nwin*2^(c-1)),\n"
+               "pos = offsets[b] + rank; sorted[pos] = (b, i | sign<<31), one 8-byte store (the\n"
+               "stores are random: one sector each). Blocks run row by row, so the offsets read\n"
+               "are those of one window at a time (L2-resident).")
+    a = params(f, ["digits", "ranks", "offsets", "sorted"], ["n", "c", "nwin", "stride"])
+    idx = gtid(f)
+    rowy, row = f.t(), f.t()
+    f.op("mov.u32", rowy, "%ctaid.y")
+    end = f.label("end")
+    bra(f, end, setp(f, "ge", idx, a["n"]))
+    f.op("mad.lo.u32", row, rowy, a["stride"], idx)
+    dw = ld(f, elem(f, a["digits"], row, 4))
+    bra(f, end, setp(f, "eq", dw, 0))
+    # (row nwin holds digit words 1, so the same formula gives the ones bucket nwin*2^(c-1))
+    cm1, k, mag, sg, e = f.ts(5)
+    f.op("sub.u32", cm1, a["c"], 1)
+    f.op("and.b32", mag, dw, 0x7FFFFFFF)
+    f.op("shl.b32", k, rowy, cm1)
+    f.op("add.u32", k, k, mag)
+    f.op("sub.u32", k, k, 1)
+    rk = ld(f, elem(f, a["ranks"], row, 4))
+    off = ld(f, elem(f, a["offsets"], k, 4))
+    pos = f.t()
+    f.op("add.u32", pos, off, rk)
+    f.op("and.b32", sg, dw, 0x80000000)
+    f.op("or.b32", e, idx, sg)
+    f.op("st.global.v2.u32", f"[{elem(f, a['sorted'], pos, 8)}+0]", "{" + f"{k}, {e}" + "}")
+    f.op("label", end)
+    return f
+
+
+def sort_fragment():
+    """Group-independent kernels (digits, scan, scatter) and their .func."""
+    return [digit_func(), count_dense_kernel(), digits_kernel()] + scan_kernels() + [scatter_kernel()]
+
+
+def sort_decls():
+    return f".shared .align 4 .b32 {SH}[{SCAN_B}];\n"
