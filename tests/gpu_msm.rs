@@ -290,7 +290,8 @@ fn gpu_msm_bench() {
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_default();
     let pick = |k: u32| sizes.is_empty() || sizes.contains(&k);
-    for (log, floor, peer) in [(20, None, Some(21.0)), (24, None, Some(154.8)), (26, Some(320.0), Some(558.0))] {
+    let g1 = [(20, None, Some(21.0)), (24, None, Some(154.8)), (26, Some(320.0), Some(558.0)), (27, Some(640.0), None)];
+    for (log, floor, peer) in g1 {
         if pick(log) {
             let ms = bench_msm_g1(&gpu, log).unwrap();
             println!("bench msm_g1 2^{log}: {ms:.2} ms (floor {floor:?} ms, sppark {peer:?} ms)");
