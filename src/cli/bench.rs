@@ -8,7 +8,7 @@ use filsnark::bench::{self, BenchOptions};
 use filsnark::pipeline::budget::parse_size;
 use filsnark::porep::{default_concurrency, write_atomic};
 
-use super::porep::{load_c1, DeviceArgs, IdentityArgs};
+use super::porep::{load_c1, params_dir_for, DeviceArgs, IdentityArgs};
 
 #[derive(Subcommand)]
 pub enum BenchCmd {
@@ -96,7 +96,10 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
         concurrency: args.concurrency.unwrap_or_else(default_concurrency),
         mem_budget: args.mem_budget,
         seed: args.seed,
-        params_dir: args.id.params_dir.clone(),
+        params_dir: match (args.c1.is_empty(), inputs.first()) {
+            (true, Some((sample, _))) => params_dir_for(true, &args.id, sample, true)?,
+            _ => args.id.params_dir.clone(),
+        },
         out_dir: args.out_dir.clone(),
         progress: std::io::stderr().is_terminal(),
     };

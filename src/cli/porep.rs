@@ -125,39 +125,9 @@ fn sample_params_cache() -> Option<PathBuf> {
 }
 
 impl SectorArgs {
-    /// The parameter directory to use. For the built-in sample without --params-dir, when the
-    /// usual places hold no 2KiB parameters, insecure test parameters in the user's cache are
-    /// used, made there once with `params setup` when `make` is set.
+    /// The parameter directory to use ([`params_dir_for`]).
     fn params_dir(&self, c1: &C1Input, make: bool) -> Result<Option<PathBuf>> {
-        if self.c1.is_some() || self.id.params_dir.is_some() {
-            return Ok(self.id.params_dir.clone());
-        }
-        let stem = filsnark::setup::porep_stem(c1.kind)?;
-        if filsnark::srs::locate::find(None, &stem, "params").is_ok() {
-            return Ok(None);
-        }
-        let Some(cache) = sample_params_cache() else {
-            return Ok(None);
-        };
-        if !cache.join(format!("{stem}.params")).is_file() {
-            if !make {
-                return Ok(None);
-            }
-            eprintln!(
-                "no 2KiB parameters found; making INSECURE test parameters for the built-in sample in {} (once, about a minute)",
-                cache.display()
-            );
-            filsnark::setup::setup_porep(&filsnark::setup::SetupOptions {
-                kind: c1.kind,
-                out_dir: cache.clone(),
-                seed: 1,
-                force: false,
-                progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
-                log: false,
-            })?;
-        }
-        eprintln!("using insecure test parameters in {} for the built-in sample", cache.display());
-        Ok(Some(cache))
+        params_dir_for(self.c1.is_none(), &self.id, c1, make)
     }
 
     fn load(&self) -> Result<(C1Input, SectorIdentity)> {
@@ -165,6 +135,41 @@ impl SectorArgs {
         let sector = self.id.sector(&c1)?;
         Ok((c1, sector))
     }
+}
+
+/// The parameter directory for `c1` (the built-in sample when `sample`): --params-dir, else the
+/// usual places; for the sample without --params-dir and without 2KiB parameters in the usual
+/// places, insecure test parameters in the user's cache, made there once when `make` is set.
+pub(super) fn params_dir_for(sample: bool, id: &IdentityArgs, c1: &C1Input, make: bool) -> Result<Option<PathBuf>> {
+    if !sample || id.params_dir.is_some() {
+        return Ok(id.params_dir.clone());
+    }
+    let stem = filsnark::setup::porep_stem(c1.kind)?;
+    if filsnark::srs::locate::find(None, &stem, "params").is_ok() {
+        return Ok(None);
+    }
+    let Some(cache) = sample_params_cache() else {
+        return Ok(None);
+    };
+    if !cache.join(format!("{stem}.params")).is_file() {
+        if !make {
+            return Ok(None);
+        }
+        eprintln!(
+            "no 2KiB parameters found; making INSECURE test parameters for the built-in sample in {} (once, about a minute)",
+            cache.display()
+        );
+        filsnark::setup::setup_porep(&filsnark::setup::SetupOptions {
+            kind: c1.kind,
+            out_dir: cache.clone(),
+            seed: 1,
+            force: false,
+            progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            log: false,
+        })?;
+    }
+    eprintln!("using insecure test parameters in {} for the built-in sample", cache.display());
+    Ok(Some(cache))
 }
 
 fn default_out(c1: Option<&Path>) -> PathBuf {
