@@ -2,8 +2,8 @@
 //! 2KiB PoRep sectors (judged by `verify_seal`) and on test circuits of 2^16 and more
 //! constraints with random witnesses (judged by our verifier), with the parameters resident on
 //! the device and streamed from host memory. They need a CUDA device, so they are #[ignore]d;
-//! the GPU machine runs them with `--include-ignored`. FILSNARK_GPU_TEST_MAX_LOG (default 20)
-//! sets the largest test circuit, 2^k constraints.
+//! the GPU machine runs them with `--include-ignored`. FILSNARK_GPU_TEST_MIN_LOG and _MAX_LOG
+//! (default 16 and 20) bound the test circuits' sizes, 2^k constraints, in steps of 4x.
 mod common;
 
 use std::path::Path;
@@ -54,8 +54,8 @@ impl Circuit<Scalar> for Chain {
     }
 }
 
-fn max_log() -> u32 {
-    std::env::var("FILSNARK_GPU_TEST_MAX_LOG").ok().and_then(|s| s.parse().ok()).unwrap_or(20)
+fn env_log(name: &str, default: u32) -> u32 {
+    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
 }
 
 /// Makes parameters for a Chain of 2^log_n − 8 constraints (a domain of 2^log_n) in `dir`.
@@ -76,7 +76,7 @@ fn test_circuits_same_bytes_on_gpu_and_cpu() {
     let resident = GpuProver::open(0, None).expect("a GPU");
     // A cap below the parameters forces every MSM to stream its points from host memory.
     let streamed = GpuProver::open(0, Some(1 << 30)).expect("a GPU");
-    for log_n in (16..=max_log()).step_by(2) {
+    for log_n in (env_log("FILSNARK_GPU_TEST_MIN_LOG", 16)..=env_log("FILSNARK_GPU_TEST_MAX_LOG", 20)).step_by(2) {
         let srs = chain_params(dir.path(), log_n);
         let pvk = PreparedVerifyingKey::new(&srs.vk);
         for seed in [1u64, 2] {
