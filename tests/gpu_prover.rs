@@ -3,7 +3,8 @@
 //! constraints with random witnesses (judged by our verifier), with the parameters resident on
 //! the device and streamed from host memory. They need a CUDA device, so they are #[ignore]d;
 //! the GPU machine runs them with `--include-ignored`. FILSNARK_GPU_TEST_MIN_LOG and _MAX_LOG
-//! (default 16 and 20) bound the test circuits' sizes, 2^k constraints, in steps of 4x.
+//! (default 16 and 20) bound the test circuits' sizes, 2^k constraints, in steps of 4x;
+//! FILSNARK_GPU_TEST_WITNESSES (default 2) is the number of random witnesses per size.
 mod common;
 
 use std::path::Path;
@@ -79,7 +80,7 @@ fn test_circuits_same_bytes_on_gpu_and_cpu() {
     for log_n in (env_log("FILSNARK_GPU_TEST_MIN_LOG", 16)..=env_log("FILSNARK_GPU_TEST_MAX_LOG", 20)).step_by(2) {
         let srs = chain_params(dir.path(), log_n);
         let pvk = PreparedVerifyingKey::new(&srs.vk);
-        for seed in [1u64, 2] {
+        for seed in 1..=env_log("FILSNARK_GPU_TEST_WITNESSES", 2) as u64 {
             let mut cs = WitnessCs::with_capacity(1 << log_n);
             Chain { n: (1 << log_n) - 8, seed }.synthesize(&mut cs).unwrap();
             let asg = cs.finish();
