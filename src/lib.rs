@@ -6,6 +6,7 @@
 //! - [`srs`]     — the official `.params`/`.vk` format: mmap, section offsets, validation, lookup.
 //! - [`groth16`] — backend-independent Groth16: H polynomial plan, proof assembly, encoding, verification.
 //! - [`cpu`]     — NTT and MSM on the CPU (blst + rayon): the reference and the fallback.
+//! - [`ec`]      — point constructors over blst's raw types, shared by the GPU layout and setup.
 //! - [`gpu`]     — CUDA driver runtime (cudarc), embedded PTX modules, kernel launchers.
 //! - [`pipeline`] — partitions through the host lock and the device locks, memory budget, timings.
 //! - [`bench`]   — `bench porep`: the report (JSON, tables) and the SVG timeline.
@@ -13,6 +14,7 @@
 pub mod bench;
 pub mod circuit;
 pub mod cpu;
+pub mod ec;
 pub mod gpu;
 pub mod groth16;
 pub mod input;

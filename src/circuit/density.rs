@@ -15,7 +15,7 @@ impl Density {
     /// Appends one variable, not (yet) occurring.
     #[inline]
     pub fn push(&mut self) {
-        if self.len % 64 == 0 {
+        if self.len.is_multiple_of(64) {
             self.words.push(0);
         }
         self.len += 1;

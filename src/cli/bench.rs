@@ -19,7 +19,7 @@ Every proof is verified. Proof i proves the (i mod n)-th --c1. --json writes the
 docs/bench-json.md (schema filsnark-bench-porep, version 1); --timeline draws each partition's stages\n\
 (synthesis, queue, device, verify) over time, grouped by device."
     )]
-    Porep(BenchArgs),
+    Porep(Box<BenchArgs>),
     /// GPU kernels: field/curve throughput next to the measured ceilings, then the prover's NTT, H pipeline,
     /// MSMs and batch addition next to their floors and sppark's times.
     #[command(

@@ -8,6 +8,8 @@
 //! - Jacobian point (kernels' to_jacobian output): X, Y, Z as in blst_p1/p2.
 use blst::*;
 
+use crate::ec::{FromXy, FromXyz};
+
 pub fn fp_words(x: &blst_fp) -> [u32; 12] {
     let mut w = [0u32; 12];
     for i in 0..6 {
@@ -164,13 +166,13 @@ macro_rules! group_impl {
                 (p.x, p.y, p.z)
             }
             fn jac_new(x: $F, y: $F, z: $F) -> $J {
-                <$J>::from_parts(x, y, z)
+                <$J>::from_xyz(x, y, z)
             }
             fn aff(p: &$A) -> ($F, $F) {
                 (p.x, p.y)
             }
             fn aff_new(x: $F, y: $F) -> $A {
-                <$A>::from_parts(x, y)
+                <$A>::from_xy(x, y)
             }
             fn generator() -> $J {
                 unsafe { *$gen() }
@@ -218,33 +220,6 @@ macro_rules! group_impl {
     };
 }
 
-trait Parts<F> {
-    fn from_parts(x: F, y: F, z: F) -> Self;
-}
-trait AParts<F> {
-    fn from_parts(x: F, y: F) -> Self;
-}
-impl Parts<blst_fp> for blst_p1 {
-    fn from_parts(x: blst_fp, y: blst_fp, z: blst_fp) -> Self {
-        blst_p1 { x, y, z }
-    }
-}
-impl Parts<blst_fp2> for blst_p2 {
-    fn from_parts(x: blst_fp2, y: blst_fp2, z: blst_fp2) -> Self {
-        blst_p2 { x, y, z }
-    }
-}
-impl AParts<blst_fp> for blst_p1_affine {
-    fn from_parts(x: blst_fp, y: blst_fp) -> Self {
-        blst_p1_affine { x, y }
-    }
-}
-impl AParts<blst_fp2> for blst_p2_affine {
-    fn from_parts(x: blst_fp2, y: blst_fp2) -> Self {
-        blst_p2_affine { x, y }
-    }
-}
-
 group_impl!(
     G1,
     blst_fp,
@@ -290,6 +265,16 @@ group_impl!(
     blst_p2_affine_serialize
 );
 
+/// Scalars as the kernels read them: 8 little-endian u32 words per element, Montgomery form.
+/// `blstrs::Scalar` is `repr(transparent)` over `blst_fr` (4 little-endian u64 limbs, Montgomery
+/// form), so on a little-endian host its bytes are exactly those words.
+pub fn scalar_words(v: &[blstrs::Scalar]) -> &[u32] {
+    const _: () = assert!(std::mem::size_of::<blstrs::Scalar>() == 32 && cfg!(target_endian = "little"));
+    // SAFETY: Scalar is 32 bytes of plain integer limbs with no padding (asserted above), u32
+    // has a smaller alignment than Scalar, and the length covers exactly the same bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u32, v.len() * 8) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,14 +318,4 @@ mod tests {
             assert!(!crate::gpu::info::kernel_names(text).is_empty(), "{name}");
         }
     }
-}
-
-/// Scalars as the kernels read them: 8 little-endian u32 words per element, Montgomery form.
-/// `blstrs::Scalar` is `repr(transparent)` over `blst_fr` (4 little-endian u64 limbs, Montgomery
-/// form), so on a little-endian host its bytes are exactly those words.
-pub fn scalar_words(v: &[blstrs::Scalar]) -> &[u32] {
-    const _: () = assert!(std::mem::size_of::<blstrs::Scalar>() == 32 && cfg!(target_endian = "little"));
-    // SAFETY: Scalar is 32 bytes of plain integer limbs with no padding (asserted above), u32
-    // has a smaller alignment than Scalar, and the length covers exactly the same bytes.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u32, v.len() * 8) }
 }

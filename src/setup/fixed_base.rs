@@ -19,6 +19,8 @@ use blst::{
 use blstrs::Scalar;
 use rayon::prelude::*;
 
+use crate::ec::FromXy;
+
 const WBITS: usize = 16;
 const NWIN: usize = 256 / WBITS;
 const HALF: usize = 1 << (WBITS - 1);
@@ -171,20 +173,6 @@ macro_rules! curve {
             }
         }
     };
-}
-
-trait FromXy<F> {
-    fn from_xy(x: F, y: F) -> Self;
-}
-impl FromXy<blst_fp> for blst_p1_affine {
-    fn from_xy(x: blst_fp, y: blst_fp) -> Self {
-        blst_p1_affine { x, y }
-    }
-}
-impl FromXy<blst_fp2> for blst_p2_affine {
-    fn from_xy(x: blst_fp2, y: blst_fp2) -> Self {
-        blst_p2_affine { x, y }
-    }
 }
 
 curve!(
