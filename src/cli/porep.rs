@@ -119,11 +119,6 @@ pub(super) fn load_c1(path: Option<&Path>) -> Result<C1Input> {
     }
 }
 
-/// Where the built-in sample's insecure test parameters live (shared with the tests' cache).
-fn sample_params_cache() -> Option<PathBuf> {
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/filsnark/test-params-v1"))
-}
-
 impl SectorArgs {
     /// The parameter directory to use ([`params_dir_for`]).
     fn params_dir(&self, c1: &C1Input, make: bool) -> Result<Option<PathBuf>> {
@@ -148,7 +143,7 @@ pub(super) fn params_dir_for(sample: bool, id: &IdentityArgs, c1: &C1Input, make
     if filsnark::srs::locate::find(None, &stem, "params").is_ok() {
         return Ok(None);
     }
-    let Some(cache) = sample_params_cache() else {
+    let Some(cache) = filsnark::setup::test_params_cache() else {
         return Ok(None);
     };
     if !cache.join(format!("{stem}.params")).is_file() {

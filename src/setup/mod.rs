@@ -109,6 +109,15 @@ pub struct SetupReport {
 /// The file name suffix of the insecure-parameters marker written beside a `.params` file.
 pub const MARKER_SUFFIX: &str = ".insecure";
 
+/// Where insecure test parameters for the built-in sample (and the tests) are cached:
+/// `$FILSNARK_TEST_PARAMS` if set, else `$HOME/.cache/filsnark/test-params-v1`; None without either.
+pub fn test_params_cache() -> Option<PathBuf> {
+    match std::env::var_os("FILSNARK_TEST_PARAMS") {
+        Some(d) if !d.is_empty() => Some(PathBuf::from(d)),
+        _ => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/filsnark/test-params-v1")),
+    }
+}
+
 /// The marker of a `.params` file: `<file>.insecure`.
 pub fn marker_path(params: &Path) -> PathBuf {
     let mut s = params.as_os_str().to_owned();

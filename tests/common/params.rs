@@ -25,13 +25,7 @@ pub fn bin() -> PathBuf {
 
 /// The cache directory (not created).
 pub fn cache_dir() -> PathBuf {
-    match std::env::var_os("FILSNARK_TEST_PARAMS") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => {
-            let home = std::env::var_os("HOME").expect("HOME or FILSNARK_TEST_PARAMS must be set");
-            PathBuf::from(home).join(".cache/filsnark/test-params-v1")
-        }
-    }
+    filsnark::setup::test_params_cache().expect("HOME or FILSNARK_TEST_PARAMS must be set")
 }
 
 fn present(dir: &Path) -> (bool, bool) {
