@@ -3,6 +3,7 @@
 //! - [`driver`]   — safe wrapper over the CUDA driver API (cudarc, loaded at run
 //!   time): devices, contexts, PTX modules with JIT logs, streams, events,
 //!   stream-ordered device memory, pinned host memory, one error type.
+//! - [`memory`]   — device buffers, pinned host memory, host registrations.
 //! - [`ptx`]      — the PTX modules embedded at build time (build.rs composes
 //!   them from ptx/ following ptx/MODULES).
 //! - [`info`]     — the `filsnark info` report.
@@ -20,6 +21,7 @@ pub mod bench;
 pub mod driver;
 pub mod info;
 pub mod layout;
+pub mod memory;
 pub mod msm;
 pub mod ntt;
 pub mod prover;
