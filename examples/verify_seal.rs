@@ -19,7 +19,8 @@ fn run() -> anyhow::Result<bool> {
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(c1_path)?)?;
     let sector = v["SectorNum"].as_u64().unwrap_or(1);
     let phase1 = v["Phase1Out"].as_str().ok_or_else(|| anyhow::anyhow!("{c1_path}: no Phase1Out"))?;
-    let c1: SealCommitPhase1Output = serde_json::from_slice(&base64::engine::general_purpose::STANDARD.decode(phase1)?)?;
+    let c1: SealCommitPhase1Output =
+        serde_json::from_slice(&base64::engine::general_purpose::STANDARD.decode(phase1)?)?;
     let proof = std::fs::read(proof_path)?;
     let t = std::time::Instant::now();
     let ok = verify_seal(
