@@ -148,6 +148,28 @@ def parse_dimm(s):
     return bitsd(int(s[2:], 16))
 
 
+def label_index(fn):
+    """Label name -> op index, for branches."""
+    return {o[1]: i for i, o in enumerate(fn.ops) if o[0] == "label"}
+
+
+def unguard(R, o):
+    """The op without its guard predicate ("@%p" / "@!%p"), or None when the guard is false."""
+    k = o[0]
+    if not k.startswith("@"):
+        return o
+    p = k[1:]
+    if bool(R[p.lstrip("!")]) == p.startswith("!"):
+        return None
+    return o[1:]
+
+
+def branch_target(R, o, labels):
+    """For a "bra" op: the index to continue at, or None to fall through."""
+    _, lab, p, neg = o
+    return labels[lab] if p is None or bool(R[p]) != neg else None
+
+
 class Sim:
     def __init__(self, fns):
         self.fns = {f.name: f for f in fns}
@@ -167,28 +189,21 @@ class Sim:
     def call(self, name, args):
         fn = self.fns[name]
         R = dict(zip(fn.ins, args))
-        labels = {o[1]: i for i, o in enumerate(fn.ops) if o[0] == "label"}
+        labels = label_index(fn)
         cc = [0]
         pc = 0
         ops = fn.ops
         while pc < len(ops):
-            o = ops[pc]
+            o = unguard(R, ops[pc])
             pc += 1
+            if o is None:
+                continue
             k = o[0]
-            if k.startswith("@"):
-                p = k[1:]
-                neg = p.startswith("!")
-                pv = R[p.lstrip("!")]
-                if bool(pv) == neg:
-                    continue
-                o = o[1:]
-                k = o[0]
             if k in ("label", "comment"):
                 continue
             if k == "bra":
-                _, lab, p, neg = o
-                if p is None or bool(R[p]) != neg:
-                    pc = labels[lab]
+                t = branch_target(R, o, labels)
+                pc = pc if t is None else t
                 continue
             if k == "call":
                 res = self.call(o[1], [R[a] for a in o[3]])

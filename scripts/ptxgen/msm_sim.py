@@ -12,7 +12,7 @@ Python functions (a toy group) so the combinatorial part of the pipeline
 """
 import bisect
 import re
-from ir import Sim, M32
+from ir import Sim, M32, branch_target, label_index, unguard
 
 COLLECTIVE = ("bar.sync", "vote.sync.ballot.b32", "match.any.sync.b32", "shfl.sync.idx.b32")
 ADDR = re.compile(r"\[(%?\w+)\+(-?\d+)\]")
@@ -161,7 +161,7 @@ class KSim(Sim):
         assert fn.entry, name
         self.params = params
         gx, gy = grid if isinstance(grid, tuple) else (grid, 1)
-        labels = {o[1]: i for i, o in enumerate(fn.ops) if o[0] == "label"}
+        labels = label_index(fn)
         self.touch = {}
         for by in range(gy):
             for bx in range(gx):
@@ -179,17 +179,13 @@ class KSim(Sim):
         """Runs th until it exits or waits at a collective."""
         ops = fn.ops
         while th.pc < len(ops):
-            o = ops[th.pc]
+            guarded = ops[th.pc][0].startswith("@")
+            o = unguard(th.R, ops[th.pc])
+            if o is None:
+                th.pc += 1
+                continue
             k = o[0]
-            if k.startswith("@"):
-                p = k[1:]
-                neg = p.startswith("!")
-                if bool(th.R[p.lstrip("!")]) == neg:
-                    th.pc += 1
-                    continue
-                o = o[1:]
-                k = o[0]
-                assert k not in COLLECTIVE, "predicated collective"
+            assert not (guarded and k in COLLECTIVE), "predicated collective"
             if k in COLLECTIVE:
                 th.wait = o
                 return
@@ -197,9 +193,8 @@ class KSim(Sim):
             if k in ("label", "comment"):
                 continue
             if k == "bra":
-                _, lab, p, neg = o
-                if p is None or bool(th.R[p]) != neg:
-                    th.pc = labels[lab]
+                t = branch_target(th.R, o, labels)
+                th.pc = th.pc if t is None else t
                 continue
             if k == "call":
                 res = self.call(o[1], [th.R[a] for a in o[3]])

@@ -52,7 +52,7 @@ Flags: 1 factor, 2 second table, 4 factor = coset scale (else twist),
 import random
 import sys
 
-from ir import Fn, Sim, M32, M64
+from ir import Fn, Sim, M32, M64, branch_target, label_index, unguard
 from ff import FR as FR_FUNCS, Field
 
 
@@ -473,28 +473,23 @@ class BlockSim(Sim):
                 alive = nxt
 
     def run_thread(self, fn, R, params, smem, shared, tx, bx):
-        labels = {o[1]: i for i, o in enumerate(fn.ops) if o[0] == "label"}
+        labels = label_index(fn)
         cc = [0]
         pc = 0
         ops = fn.ops
         count = {}
         while pc < len(ops):
-            o = ops[pc]
+            o = unguard(R, ops[pc])
             here = pc
             pc += 1
+            if o is None:
+                continue
             k = o[0]
-            if k.startswith("@"):
-                p = k[1:]
-                if bool(R[p.lstrip("!")]) == p.startswith("!"):
-                    continue
-                o = o[1:]
-                k = o[0]
             if k in ("label", "comment"):
                 continue
             if k == "bra":
-                _, lab, p, neg = o
-                if p is None or bool(R[p]) != neg:
-                    pc = labels[lab]
+                t = branch_target(R, o, labels)
+                pc = pc if t is None else t
                 continue
             if k == "bar.sync":
                 yield
