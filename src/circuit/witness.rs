@@ -28,6 +28,19 @@ impl Assignment {
     pub fn num_constraints(&self) -> usize {
         self.a.len()
     }
+
+    /// The scalars of the `a` query, in point order: every input, then the aux variables that
+    /// occur in A.
+    pub fn a_query_scalars(&self) -> impl Iterator<Item = &Scalar> + '_ {
+        self.inputs.iter().chain(self.a_aux_density.iter_set().map(|i| &self.aux[i]))
+    }
+
+    /// The scalars of the `b_g1` and `b_g2` queries, in point order: the inputs, then the aux
+    /// variables, that occur in B.
+    pub fn b_query_scalars(&self) -> impl Iterator<Item = &Scalar> + '_ {
+        let inputs = self.b_input_density.iter_set().map(|i| &self.inputs[i]);
+        inputs.chain(self.b_aux_density.iter_set().map(|i| &self.aux[i]))
+    }
 }
 
 /// The recording constraint system. Create with [`WitnessCs::new`], run the circuit, then

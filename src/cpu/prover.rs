@@ -35,13 +35,12 @@ pub fn g2_from_blst(p: &blst_p2) -> G2Projective {
 }
 
 /// Proves one synthesized partition with randomness (r, s).
-pub fn prove(srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<(Proof, ProveTimings)> {
+pub fn prove(srs: &ParamsFile, mut asg: Assignment, r: Scalar, s: Scalar) -> Result<(Proof, ProveTimings)> {
     srs.check_shape(&shape_of(&asg))?;
     let mut t = ProveTimings::default();
-    let Assignment { inputs, aux, a, b, c, a_aux_density, b_input_density, b_aux_density } = asg;
 
     let clock = Instant::now();
-    let h = h_poly(a, b, c);
+    let h = h_poly(std::mem::take(&mut asg.a), std::mem::take(&mut asg.b), std::mem::take(&mut asg.c));
     t.h_ntt = clock.elapsed();
 
     let clock = Instant::now();
@@ -49,16 +48,14 @@ pub fn prove(srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<
     t.h_msm = clock.elapsed();
 
     let clock = Instant::now();
-    let l = query_g1(srs.raw(SectionKind::L), &Split::new(aux.iter()));
+    let l = query_g1(srs.raw(SectionKind::L), &Split::new(asg.aux.iter()));
     t.l_msm = clock.elapsed();
 
     let clock = Instant::now();
-    let a_scalars = inputs.iter().chain(a_aux_density.iter_set().map(|i| &aux[i]));
-    let a = query_g1(srs.raw(SectionKind::A), &Split::new(a_scalars));
+    let a = query_g1(srs.raw(SectionKind::A), &Split::new(asg.a_query_scalars()));
     t.a_msm = clock.elapsed();
 
-    let b_scalars = || b_input_density.iter_set().map(|i| &inputs[i]).chain(b_aux_density.iter_set().map(|i| &aux[i]));
-    let b_split = Split::new(b_scalars());
+    let b_split = Split::new(asg.b_query_scalars());
     let clock = Instant::now();
     let b_g1 = query_g1(srs.raw(SectionKind::BG1), &b_split);
     t.b_g1_msm = clock.elapsed();
@@ -66,12 +63,16 @@ pub fn prove(srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<
     let b_g2 = query_g2(srs.raw(SectionKind::BG2), &b_split);
     t.b_g2_msm = clock.elapsed();
 
-    let q = QueryResults {
-        h: g1_from_blst(&h),
-        l: g1_from_blst(&l),
-        a: g1_from_blst(&a),
-        b_g1: g1_from_blst(&b_g1),
-        b_g2: g2_from_blst(&b_g2),
-    };
-    Ok((assemble(&srs.vk, &q, r, s), t))
+    Ok((assemble(&srs.vk, &query_results(&h, &l, &a, &b_g1, &b_g2), r, s), t))
+}
+
+/// The five query sums, from blst's points, as proof assembly takes them (both backends).
+pub fn query_results(h: &blst_p1, l: &blst_p1, a: &blst_p1, b_g1: &blst_p1, b_g2: &blst_p2) -> QueryResults {
+    QueryResults {
+        h: g1_from_blst(h),
+        l: g1_from_blst(l),
+        a: g1_from_blst(a),
+        b_g1: g1_from_blst(b_g1),
+        b_g2: g2_from_blst(b_g2),
+    }
 }

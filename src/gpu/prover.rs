@@ -19,8 +19,8 @@ use super::ntt::Ntt;
 use super::srs::{resident_bytes, ResidentSrs};
 use super::{DeviceBuffer, Gpu, Module};
 use crate::circuit::Assignment;
-use crate::cpu::prover::{g1_from_blst, g2_from_blst, ProveTimings};
-use crate::groth16::prove::{assemble, shape_of, QueryResults};
+use crate::cpu::prover::{query_results, ProveTimings};
+use crate::groth16::prove::{assemble, shape_of};
 use crate::groth16::Proof;
 use crate::srs::{ParamsFile, SectionKind};
 
@@ -149,21 +149,14 @@ impl GpuProver {
         t.l_msm = clock.elapsed();
 
         let clock = Instant::now();
-        let a_scalars: Vec<Scalar> =
-            asg.inputs.iter().chain(asg.a_aux_density.iter_set().map(|i| &asg.aux[i])).copied().collect();
+        let a_scalars: Vec<Scalar> = asg.a_query_scalars().copied().collect();
         let a_dev = self.upload(&a_scalars)?;
         drop(a_scalars);
         let a = self.msm.msm_g1(gpu, points(SectionKind::A), &a_dev, 0).with_context(|| format!("{label}: A MSM"))?;
         drop(a_dev);
         t.a_msm = clock.elapsed();
 
-        let b_scalars: Vec<Scalar> = asg
-            .b_input_density
-            .iter_set()
-            .map(|i| &asg.inputs[i])
-            .chain(asg.b_aux_density.iter_set().map(|i| &asg.aux[i]))
-            .copied()
-            .collect();
+        let b_scalars: Vec<Scalar> = asg.b_query_scalars().copied().collect();
         let b_dev = self.upload(&b_scalars)?;
         drop(b_scalars);
         let clock = Instant::now();
@@ -175,14 +168,7 @@ impl GpuProver {
             self.msm.msm_g2(gpu, points(SectionKind::BG2), &b_dev, 0).with_context(|| format!("{label}: B G2 MSM"))?;
         t.b_g2_msm = clock.elapsed();
 
-        let q = QueryResults {
-            h: g1_from_blst(&h),
-            l: g1_from_blst(&l),
-            a: g1_from_blst(&a),
-            b_g1: g1_from_blst(&b_g1),
-            b_g2: g2_from_blst(&b_g2),
-        };
-        Ok((assemble(&srs.vk, &q, r, s), t))
+        Ok((assemble(&srs.vk, &query_results(&h, &l, &a, &b_g1, &b_g2), r, s), t))
     }
 
     /// Copies scalars to the device (8 words each, Montgomery form, as blstrs holds them).
