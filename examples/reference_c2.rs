@@ -2,8 +2,7 @@
 //! the generator of reference proofs in tests. Makes the crates' random parameters in
 //! FIL_PROOFS_PARAMETER_CACHE when they are missing (slow: ~12 minutes for 2KiB on 2 cores).
 //! Usage: cargo run --release --example reference_c2 -- C1.json PROOF_OUT [MINER_ID]
-use base64::Engine;
-use filecoin_proofs_api::seal::{seal_commit_phase2, SealCommitPhase1Output};
+use filecoin_proofs_api::seal::seal_commit_phase2;
 use filecoin_proofs_api::SectorId;
 
 #[path = "../tests/common/seal.rs"]
@@ -14,10 +13,7 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let (c1_path, out) = (&args[1], &args[2]);
     let miner: u64 = args.get(3).map_or(Ok(1000), |s| s.parse())?;
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(c1_path)?)?;
-    let sector = v["SectorNum"].as_u64().unwrap_or(1);
-    let raw = base64::engine::general_purpose::STANDARD.decode(v["Phase1Out"].as_str().unwrap())?;
-    let c1: SealCommitPhase1Output = serde_json::from_slice(&raw)?;
+    let (c1, sector) = seal::from_lotus_wrapper(&std::fs::read(c1_path)?)?;
     let t = std::time::Instant::now();
     let proof = seal_commit_phase2(c1, seal::prover_id(miner), SectorId::from(sector))?;
     eprintln!("reference C2: {:.2} s", t.elapsed().as_secs_f64());

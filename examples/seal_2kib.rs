@@ -2,6 +2,7 @@
 //! format. Used to make the fixture that ships in params/fixtures/.
 //! Usage: cargo run --release --example seal_2kib -- OUT.json [MINER_ID] [SECTOR_NUM] [SEED]
 #[path = "../tests/common/seal.rs"]
+#[allow(dead_code)]
 mod seal;
 
 fn main() -> anyhow::Result<()> {

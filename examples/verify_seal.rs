@@ -3,9 +3,6 @@
 //! verifying key comes from FIL_PROOFS_PARAMETER_CACHE (the `.vk` beside the `.params`).
 //! Usage: cargo run --release --example verify_seal -- C1.json PROOF [MINER_ID]
 //! Exit status: 0 accepted, 1 rejected, 2 error.
-use base64::Engine;
-use filecoin_proofs_api::seal::{verify_seal, SealCommitPhase1Output};
-use filecoin_proofs_api::SectorId;
 
 #[path = "../tests/common/seal.rs"]
 #[allow(dead_code)]
@@ -16,23 +13,10 @@ fn run() -> anyhow::Result<bool> {
     anyhow::ensure!(args.len() >= 3, "usage: verify_seal C1.json PROOF [MINER_ID]");
     let (c1_path, proof_path) = (&args[1], &args[2]);
     let miner: u64 = args.get(3).map_or(Ok(1000), |s| s.parse())?;
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(c1_path)?)?;
-    let sector = v["SectorNum"].as_u64().unwrap_or(1);
-    let phase1 = v["Phase1Out"].as_str().ok_or_else(|| anyhow::anyhow!("{c1_path}: no Phase1Out"))?;
-    let c1: SealCommitPhase1Output =
-        serde_json::from_slice(&base64::engine::general_purpose::STANDARD.decode(phase1)?)?;
+    let (c1, sector) = seal::from_lotus_wrapper(&std::fs::read(c1_path)?)?;
     let proof = std::fs::read(proof_path)?;
     let t = std::time::Instant::now();
-    let ok = verify_seal(
-        c1.registered_proof,
-        c1.comm_r,
-        c1.comm_d,
-        seal::prover_id(miner),
-        SectorId::from(sector),
-        c1.ticket,
-        c1.seed,
-        &proof,
-    )?;
+    let ok = seal::chain_accepts(&c1, miner, sector, &proof)?;
     eprintln!("verify_seal: {} in {:.2} s", if ok { "accepted" } else { "REJECTED" }, t.elapsed().as_secs_f64());
     Ok(ok)
 }

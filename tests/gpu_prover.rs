@@ -13,8 +13,6 @@ use bellperson::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar;
 use common::{filsnark, init_env, path_str, seal, stderr};
 use ff::Field;
-use filecoin_proofs_api::seal::verify_seal;
-use filecoin_proofs_api::SectorId;
 use filsnark::circuit::r1cs::R1csCs;
 use filsnark::circuit::witness::WitnessCs;
 use filsnark::gpu::prover::GpuProver;
@@ -124,17 +122,7 @@ fn porep_2kib_same_bytes_on_gpu_and_cpu_and_chain_accepts() {
     assert!(log.contains("streamed"), "expected streamed parameters under a 1GiB cap:\n{log}");
     assert_eq!(gpu, cpu, "GPU and CPU proofs differ for the same seed");
     assert_eq!(streamed, cpu, "streamed GPU and CPU proofs differ for the same seed");
-    let accepted = verify_seal(
-        c1.registered_proof,
-        c1.comm_r,
-        c1.comm_d,
-        seal::prover_id(miner),
-        SectorId::from(sector),
-        c1.ticket,
-        c1.seed,
-        &gpu,
-    )
-    .unwrap();
+    let accepted = seal::chain_accepts(&c1, miner, sector, &gpu).unwrap();
     assert!(accepted, "verify_seal rejects the GPU proof");
 }
 

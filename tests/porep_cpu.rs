@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::{filsnark, init_env, path_str, seal, stderr};
-use filecoin_proofs_api::seal::{seal_commit_phase2, verify_seal, SealCommitPhase1Output};
+use filecoin_proofs_api::seal::{seal_commit_phase2, SealCommitPhase1Output};
 use filecoin_proofs_api::SectorId;
 
 struct Sealed {
@@ -24,18 +24,7 @@ fn seal_one(dir: &Path, miner: u64, sector: u64, seed: u64) -> Sealed {
 }
 
 fn chain_accepts(s: &Sealed, miner: u64, proof: &[u8]) -> bool {
-    let c = &s.c1;
-    verify_seal(
-        c.registered_proof,
-        c.comm_r,
-        c.comm_d,
-        seal::prover_id(miner),
-        SectorId::from(s.sector),
-        c.ticket,
-        c.seed,
-        proof,
-    )
-    .unwrap_or(false)
+    seal::chain_accepts(&s.c1, miner, s.sector, proof).unwrap_or(false)
 }
 
 fn prove(s: &Sealed, params: &Path, out: &Path) -> Vec<u8> {

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Result;
 use base64::Engine;
 use filecoin_proofs_api::seal::{
-    add_piece, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2, SealCommitPhase1Output,
+    add_piece, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2, verify_seal, SealCommitPhase1Output,
 };
 use filecoin_proofs_api::{RegisteredSealProof, SectorId, UnpaddedBytesAmount};
 use rand::{Rng, SeedableRng};
@@ -56,4 +56,28 @@ pub fn lotus_wrapper(c1: &SealCommitPhase1Output, sector_num: u64) -> Result<Str
         "SectorSize": u64::from(c1.registered_proof.sector_size()),
     })
     .to_string())
+}
+
+/// The C1 output and the sector number inside a lotus-bench / Curio wrapper.
+pub fn from_lotus_wrapper(bytes: &[u8]) -> Result<(SealCommitPhase1Output, u64)> {
+    let v: serde_json::Value = serde_json::from_slice(bytes)?;
+    let sector = v["SectorNum"].as_u64().unwrap_or(1);
+    let phase1 = v["Phase1Out"].as_str().ok_or_else(|| anyhow::anyhow!("no Phase1Out in the c1 wrapper"))?;
+    let raw = base64::engine::general_purpose::STANDARD.decode(phase1)?;
+    Ok((serde_json::from_slice(&raw)?, sector))
+}
+
+/// filecoin-proofs' `verify_seal`: does the chain accept `proof` for this C1 output, miner and
+/// sector?
+pub fn chain_accepts(c1: &SealCommitPhase1Output, miner_id: u64, sector_num: u64, proof: &[u8]) -> Result<bool> {
+    verify_seal(
+        c1.registered_proof,
+        c1.comm_r,
+        c1.comm_d,
+        prover_id(miner_id),
+        SectorId::from(sector_num),
+        c1.ticket,
+        c1.seed,
+        proof,
+    )
 }
