@@ -24,15 +24,6 @@ use crate::groth16::prove::{assemble, shape_of};
 use crate::groth16::Proof;
 use crate::srs::{ParamsFile, SectionKind};
 
-/// Where the SRS points come from for this device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SrsPlacement {
-    /// Converted once, kept on the device.
-    Resident,
-    /// Streamed from host memory in chunks for every MSM.
-    Streamed,
-}
-
 /// The prover of one device: its context, kernels, and the resident SRS when there is one.
 pub struct GpuProver {
     pub ordinal: usize,
@@ -79,13 +70,12 @@ impl GpuProver {
 
     /// Decides where `srs`'s points live, converting them to the device the first time they
     /// fit, and says so on stderr once per file. A second parameter file replaces the first
-    /// (one resident SRS per device).
-    pub fn placement(&self, srs: &ParamsFile, domain: usize) -> Result<(SrsPlacement, Option<Arc<ResidentSrs>>)> {
+    /// (one resident SRS per device). Some: the resident points; None: stream from the mmap.
+    pub fn placement(&self, srs: &ParamsFile, domain: usize) -> Result<Option<Arc<ResidentSrs>>> {
         let mut slot = self.resident.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((path, res)) = slot.as_ref() {
             if *path == srs.path {
-                let place = if res.is_some() { SrsPlacement::Resident } else { SrsPlacement::Streamed };
-                return Ok((place, res.clone()));
+                return Ok(res.clone());
             }
         }
         *slot = None;
@@ -101,7 +91,7 @@ impl GpuProver {
                 gib(budget)
             );
             *slot = Some((srs.path.clone(), None));
-            return Ok((SrsPlacement::Streamed, None));
+            return Ok(None);
         }
         let clock = Instant::now();
         let r = Arc::new(
@@ -115,7 +105,7 @@ impl GpuProver {
             clock.elapsed().as_secs_f64()
         );
         *slot = Some((srs.path.clone(), Some(r.clone())));
-        Ok((SrsPlacement::Resident, Some(r)))
+        Ok(Some(r))
     }
 
     /// Proves one synthesized partition with randomness (r, s). The assignment is borrowed so
@@ -123,7 +113,7 @@ impl GpuProver {
     pub fn prove(&self, srs: &ParamsFile, asg: &Assignment, r: Scalar, s: Scalar) -> Result<(Proof, ProveTimings)> {
         let shape = shape_of(asg);
         srs.check_shape(&shape)?;
-        let (_, resident) = self.placement(srs, shape.domain)?;
+        let resident = self.placement(srs, shape.domain)?;
         let points = |kind: SectionKind| match &resident {
             Some(res) => Points::Device { buf: res.section(kind), first: 0 },
             None => Points::Host(srs.raw(kind)),
