@@ -23,6 +23,7 @@ import ec  # noqa: E402
 import ff  # noqa: E402
 import fp52  # noqa: E402
 import ec_mem  # noqa: E402
+import fixed_base  # noqa: E402
 import kernels  # noqa: E402
 import msm  # noqa: E402
 import ntt  # noqa: E402
@@ -42,7 +43,8 @@ def write(rel, doc, fns, decls=""):
 
 def main():
     if "--check" in sys.argv:
-        for t in ("simtest_ff.py", "simtest_ec.py", "simtest_g2.py", "simtest_fp52.py", "ntt.py", "simtest_msm.py"):
+        for t in ("simtest_ff.py", "simtest_ec.py", "simtest_g2.py", "simtest_fp52.py", "ntt.py", "simtest_msm.py",
+                  "simtest_fixed_base.py"):
             subprocess.run([sys.executable, os.path.join(HERE, "ptxgen", t)], check=True)
     f2 = ec.fp2_funcs()
     inv = [f for f in f2 if f.name == "fp_inv"]
@@ -68,6 +70,8 @@ def main():
     write("kernels/bench.ptxi", "Throughput kernels (Fr/Fp mul, Fp sqr, FP64 Fp mul, G1/G2 mixed add).\n"
           + kernels.bench_kernels.__doc__, kernels.bench_kernels())
     msm.write_fragments(write)
+    write("setup/fixed_base.ptxi", "Fixed-base scalar multiplication of the generators for params setup (module\n"
+          "fixed_base).\n" + fixed_base.__doc__, fixed_base.kernels(), fixed_base.decls())
     write("ntt/ntt.ptxi", "NTT over Fr and the H-polynomial step (module ntt).\n" + ntt.__doc__, ntt.kernels(), ntt.decls())
 
 

@@ -15,8 +15,13 @@ def digit_func():
     v = (s mod 2^c) + carry; v > 2^(c-1) -> digit v - 2^c (negative), carry 1.
     Digit word: |d| | sign << 31, or 0 when d = 0. Requires 1 <= c <= 31."""
     f = Fn("msm_digit", 10, 10, doc=digit_func.__doc__)
-    s, carry, c = f.ins[:8], f.ins[8], f.ins[9]
-    o = f.outs
+    emit_digit(f, f.outs, f.ins[:8], f.ins[8], f.ins[9])
+    return f
+
+
+def emit_digit(f, o, s, carry, c):
+    """The body of msm_digit, emitted into f (c a register or an immediate): o[0..7] = s >> c,
+    o[8] = carry', o[9] = digit word (see digit_func). Also used inline by the fixed-base kernels."""
     one_c, mask, half, v, neg, mag, sg, dw = f.ts(8)
     f.op("shl.b32", one_c, 1, c)
     f.op("sub.u32", mask, one_c, 1)
@@ -34,7 +39,6 @@ def digit_func():
     for i in range(7):
         f.op("shf.r.clamp.b32", o[i], s[i], s[i + 1], c)
     f.op("shr.u32", o[7], s[7], c)
-    return f
 
 
 def classify(f, s, valid):
