@@ -126,6 +126,48 @@ fn porep_2kib_same_bytes_on_gpu_and_cpu_and_chain_accepts() {
     assert!(accepted, "verify_seal rejects the GPU proof");
 }
 
+/// A real device failure: another allocation fills the GPU's memory, so the prover's own
+/// allocations fail with CUDA's out-of-memory error. `--device gpu` (no fallback) reports it
+/// naming the device; `--device auto` (fallback) proves the partition on the CPU, to the same
+/// bytes; once the memory is free again the GPU proves as before.
+#[test]
+#[ignore]
+fn device_out_of_memory_falls_back_to_cpu_under_auto_only() {
+    use filsnark::gpu::backend::GpuBackend;
+    use filsnark::pipeline::backend::Backend;
+    let dir = tempfile::tempdir().unwrap();
+    let log_n = 16;
+    let srs = chain_params(dir.path(), log_n);
+    let mut cs = WitnessCs::with_capacity(1 << log_n);
+    Chain { n: (1 << log_n) - 8, seed: 7 }.synthesize(&mut cs).unwrap();
+    let asg = cs.finish();
+    let (r, s) = (Scalar::from(3u64), Scalar::from(5u64));
+    let (cpu, _) = filsnark::cpu::prover::prove(&srs, asg.clone(), r, s).unwrap();
+    let auto = GpuBackend::open(&[0], None, true).expect("a GPU");
+    let strict = GpuBackend::open(&[0], None, false).expect("a GPU");
+
+    let hog = filsnark::gpu::Gpu::open(0).unwrap();
+    let mut held = Vec::new();
+    for block in [1usize << 30, 64 << 20, 1 << 20] {
+        while let Ok(b) = hog.alloc::<u8>(block) {
+            held.push(b);
+        }
+    }
+    let (free, total) = hog.ctx.mem_info().unwrap();
+    println!("device filled: {} MiB of {} MiB free", free >> 20, total >> 20);
+
+    let err = format!("{:#}", strict.prove(0, &srs, asg.clone(), r, s).expect_err("a full device must fail"));
+    println!("--device gpu: {err}");
+    assert!(err.contains("GPU 0"), "the error does not name the device: {err}");
+    assert!(err.to_lowercase().contains("out of memory"), "not an out-of-memory error: {err}");
+    let (fell_back, _) = auto.prove(0, &srs, asg.clone(), r, s).expect("--device auto falls back to the CPU");
+    assert_eq!(fell_back.to_bytes(), cpu.to_bytes(), "the fallback proof differs from the CPU proof");
+
+    drop(held);
+    let (gpu, _) = strict.prove(0, &srs, asg.clone(), r, s).expect("the GPU proves once memory is free");
+    assert_eq!(gpu.to_bytes(), cpu.to_bytes(), "GPU proof after the failure differs");
+}
+
 #[test]
 fn missing_gpu_is_a_clear_error_for_device_gpu() {
     if filsnark::gpu::driver::device_count().is_ok() {

@@ -123,13 +123,14 @@ impl GpuProver {
         let mut t = ProveTimings::default();
 
         let clock = Instant::now();
-        let h_full = self.ntt.h_poly(gpu, &asg.a, &asg.b, &asg.c).with_context(|| format!("{label}: H"))?;
-        let h = self.first_scalars(&h_full, shape.domain - 1)?;
-        drop(h_full);
+        let h = self.ntt.h_poly(gpu, &asg.a, &asg.b, &asg.c).with_context(|| format!("{label}: H"))?;
         t.h_ntt = clock.elapsed();
 
         let clock = Instant::now();
-        let h = self.msm.msm_g1(gpu, points(SectionKind::H), &h, 0).with_context(|| format!("{label}: H MSM"))?;
+        let h = self
+            .msm
+            .msm_g1_first(gpu, points(SectionKind::H), &h, shape.domain - 1, 0)
+            .with_context(|| format!("{label}: H MSM"))?;
         t.h_msm = clock.elapsed();
 
         let clock = Instant::now();
@@ -164,12 +165,5 @@ impl GpuProver {
     /// Copies scalars to the device (8 words each, Montgomery form, as blstrs holds them).
     fn upload(&self, v: &[Scalar]) -> Result<DeviceBuffer<u32>> {
         self.gpu.upload(scalar_words(v)).with_context(|| format!("{}: uploading scalars", self.label()))
-    }
-
-    /// A device buffer with the first `n` scalars of `src`.
-    fn first_scalars(&self, src: &DeviceBuffer<u32>, n: usize) -> Result<DeviceBuffer<u32>> {
-        let mut out = self.gpu.alloc::<u32>(n * 8)?;
-        out.copy_from_device(0, src, 0, n * 8)?;
-        Ok(out)
     }
 }

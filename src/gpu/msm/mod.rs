@@ -77,6 +77,23 @@ impl Msm {
         self.run::<G1>(gpu, points, Weights::Scalars(scalars), scalar_count(scalars)?, chunk)
     }
 
+    /// Σ s_i·P_i over the first `n` scalars of the buffer only (the H query: the H polynomial has
+    /// one more coefficient, always zero, than the section has points).
+    pub fn msm_g1_first(
+        &self,
+        gpu: &Gpu,
+        points: Points,
+        scalars: &DeviceBuffer<u32>,
+        n: usize,
+        chunk: usize,
+    ) -> Result<blst_p1> {
+        let have = scalar_count(scalars)?;
+        if n > have {
+            return Err(GpuError::Invalid(format!("{n} scalars asked of a buffer of {have}")));
+        }
+        self.run::<G1>(gpu, points, Weights::Scalars(scalars), n, chunk)
+    }
+
     pub fn msm_g2(&self, gpu: &Gpu, points: Points, scalars: &DeviceBuffer<u32>, chunk: usize) -> Result<blst_p2> {
         self.run::<G2>(gpu, points, Weights::Scalars(scalars), scalar_count(scalars)?, chunk)
     }
