@@ -374,6 +374,7 @@ impl BenchReport {
         ] {
             writeln!(out, "{:<10} {:>9.3} {:>9.3} {:>9.3} {:>9.3}", name, st.mean, st.min, st.median, st.max)?;
         }
+        self.print_device_stages(out)?;
         writeln!(out)?;
         let busy: Vec<String> =
             self.device_busy.iter().map(|d| format!("{} {:.1}%", d.device, 100.0 * d.busy_fraction)).collect();
@@ -389,5 +390,23 @@ impl BenchReport {
         )?;
         writeln!(out, "all {} proof(s) verified", self.proofs.len())?;
         Ok(())
+    }
+
+    /// Mean milliseconds per partition of each step inside the device phase (the batch additions
+    /// of the 0/1 split run inside each query's MSM and are counted there).
+    fn print_device_stages(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let n = self.partitions.len().max(1) as f64;
+        let mean =
+            |f: fn(&DeviceStages) -> f64| 1e3 * self.partitions.iter().map(|p| f(&p.device_stages)).sum::<f64>() / n;
+        writeln!(
+            out,
+            "device phase, mean ms per partition: H (NTTs) {:.1}, H MSM {:.1}, L MSM {:.1}, A MSM {:.1}, B G1 MSM {:.1}, B G2 MSM {:.1}",
+            mean(|d| d.h_ntt_s),
+            mean(|d| d.h_msm_s),
+            mean(|d| d.l_msm_s),
+            mean(|d| d.a_msm_s),
+            mean(|d| d.b_g1_msm_s),
+            mean(|d| d.b_g2_msm_s)
+        )
     }
 }
