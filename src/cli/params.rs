@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Subcommand;
 use filsnark::input::PorepKind;
+use filsnark::pipeline::backend::DeviceChoice;
 use filsnark::setup::{self, marker_path, SetupOptions};
 use filsnark::srs::{ParamsFile, SectionKind};
 
@@ -43,13 +44,17 @@ pub enum ParamsCmd {
         /// Only record the circuit's R1CS and print its size and memory; write nothing.
         #[arg(long)]
         r1cs_only: bool,
+        /// Where to compute the points: auto (GPU 0 if one opens, else the CPU), cpu, gpu (a GPU or an
+        /// error), or one GPU ordinal; every choice writes the same bytes for a seed
+        #[arg(long, default_value = "auto")]
+        device: DeviceChoice,
     },
 }
 
 pub fn run(cmd: ParamsCmd) -> Result<()> {
     match cmd {
         ParamsCmd::Info { file } => info(file),
-        ParamsCmd::Setup { proof, sector_size, out, seed, force, r1cs_only } => {
+        ParamsCmd::Setup { proof, sector_size, out, seed, force, r1cs_only, device } => {
             if proof != "porep" {
                 bail!("--proof {proof}: only porep is supported");
             }
@@ -80,8 +85,8 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
             let seed = seed.unwrap_or_else(rand::random);
             println!("INSECURE test parameters: porep {}, seed {seed}", kind.name());
             let out = out.expect("clap requires --out");
-            let opts =
-                SetupOptions { kind, out_dir: out, seed, force, progress: std::io::stderr().is_terminal(), log: true };
+            let progress = std::io::stderr().is_terminal();
+            let opts = SetupOptions { kind, out_dir: out, seed, force, progress, log: true, device };
             filsnark::interrupt::install();
             let r = setup::setup_porep(&opts)?;
             let s = &r.shape;
@@ -104,6 +109,7 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
                 s.b_inputs + s.b_aux,
                 s.b_inputs + s.b_aux
             );
+            println!("device: {}", r.device);
             for (name, d) in &r.phases {
                 println!("  {name:<24} {:>9.3} s", d.as_secs_f64());
             }

@@ -161,6 +161,7 @@ pub(super) fn params_dir_for(sample: bool, id: &IdentityArgs, c1: &C1Input, make
             force: false,
             progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             log: false,
+            device: DeviceChoice::Cpu,
         })?;
     }
     eprintln!("using insecure test parameters in {} for the built-in sample", cache.display());

@@ -275,6 +275,13 @@ pub fn scalar_words(v: &[blstrs::Scalar]) -> &[u32] {
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u32, v.len() * 8) }
 }
 
+/// [`scalar_words`] for writing: device results (Montgomery words) straight into scalars.
+pub fn scalar_words_mut(v: &mut [blstrs::Scalar]) -> &mut [u32] {
+    // SAFETY: as in `scalar_words`; any words are plain data for a Scalar's limbs (the kernels
+    // write reduced Montgomery elements).
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u32, v.len() * 8) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

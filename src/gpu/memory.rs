@@ -18,6 +18,10 @@ pub unsafe trait Pod: Copy + Send + Sync + 'static {}
 unsafe impl Pod for u8 {}
 unsafe impl Pod for u32 {}
 unsafe impl Pod for u64 {}
+// Four u64 limbs (`repr(transparent)` over blst_fr), no padding or pointers; a bit pattern that is
+// not a reduced field element is still plain data (the buffers that hold scalars are zero-filled
+// or written by the host or the kernels before anything reads them as field elements).
+unsafe impl Pod for blstrs::Scalar {}
 
 /// Device memory from the stream-ordered allocator (`cuMemAllocAsync`),
 /// freed on drop with `cuMemFreeAsync` on the same stream.

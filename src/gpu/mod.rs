@@ -13,12 +13,14 @@
 //! - [`layout`]   — host-side views of the kernels' data layout.
 //! - [`ntt`]      — NTT over Fr and the H polynomial pipeline.
 //! - [`msm`]      — Pippenger MSM over G1 and G2 with the 0/1 scalar split.
+//! - [`fixed_base`] — s·G of the generators to encoded points, for `params setup`.
 //!
 //! Without a driver or a device every entry point returns
 //! [`GpuError::NoGpu`]; nothing panics, so callers fall back to the CPU.
 pub mod backend;
 pub mod bench;
 pub mod driver;
+pub mod fixed_base;
 pub mod info;
 pub mod layout;
 pub mod memory;

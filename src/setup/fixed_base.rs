@@ -21,13 +21,33 @@ use rayon::prelude::*;
 
 use crate::ec::FromXy;
 
-const WBITS: usize = 16;
-const NWIN: usize = 256 / WBITS;
-const HALF: usize = 1 << (WBITS - 1);
+/// Bits per window (the GPU kernels of module "fixed_base" assume the same table layout).
+pub const WBITS: usize = 16;
+/// Windows per scalar.
+pub const NWIN: usize = 256 / WBITS;
+/// Table entries per window: d = 1..=HALF.
+pub const HALF: usize = 1 << (WBITS - 1);
 /// Points per block of a batch (one batched inversion each).
 const BLOCK: usize = 1024;
 /// How many points ahead table entries are prefetched.
 const PREFETCH: usize = 20;
+
+/// Which standard generator a fixed-base multiplication uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generator {
+    G1,
+    G2,
+}
+
+impl Generator {
+    /// Bytes of one uncompressed (zcash) encoded point.
+    pub fn point_bytes(self) -> usize {
+        match self {
+            Generator::G1 => 96,
+            Generator::G2 => 192,
+        }
+    }
+}
 
 /// Signed base-2^16 digits of a scalar's canonical integer, least significant first.
 #[inline]
@@ -250,6 +270,12 @@ impl<C: Curve> Table<C> {
             C::to_affine(&jac, win);
         });
         Self { t }
+    }
+
+    /// The affine entries, `entries()[k·2^15 + d − 1]` = d·2^(16k)·base (blst layout: Montgomery
+    /// limbs, x then y), for the GPU's copy of the table.
+    pub fn entries(&self) -> &[C::A] {
+        &self.t
     }
 
     /// Asks for the cache lines of a table entry ahead of its use: the lookups are random

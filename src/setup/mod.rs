@@ -17,13 +17,18 @@
 //! The toxic waste is drawn from ChaCha20 seeded with a u64, in the order τ, α, β, γ, δ, so a
 //! seed reproduces the files exactly. Points come from fixed-base window tables
 //! ([`fixed_base`]); each section is computed and written in chunks (scalars → points →
-//! bytes → file), so memory holds the R1CS, a few scalar vectors and one chunk of points,
-//! never a whole section of points.
+//! bytes → file), so memory holds the R1CS, a few scalar vectors and one or two chunks of
+//! points, never a whole section of points.
+//!
+//! The Lagrange basis and the points run on the CPU or, with `--device gpu|auto`, on a GPU
+//! ([`engine`]: the GPU NTT and module "fixed_base" over the same tables, the device computing
+//! the next chunk while this one is written); both give the same bytes for a seed.
 //!
 //! Output safety: files are written under temporary names in the target directory and renamed
 //! into place at the end (marker, then `.vk`, then `.params`), so an interrupted run leaves
 //! nothing under an official name; existing files are never replaced without `force`, and the
 //! default production cache (`/var/tmp/filecoin-proof-parameters`) is refused without `force`.
+pub mod engine;
 pub mod fixed_base;
 pub mod qap;
 
@@ -43,14 +48,13 @@ use crate::circuit::blank_porep;
 use crate::circuit::porep::expected_constraints;
 use crate::circuit::r1cs::{Matrix, R1cs, R1csCs};
 use crate::input::PorepKind;
+use crate::pipeline::backend::DeviceChoice;
 use crate::srs::file::{SectionKind, Shape, VerifyingKey};
 use crate::srs::locate::DEFAULT_DIR;
 use crate::srs::write::{vk_bytes, ParamsWriter};
 use crate::srs::ParamsFile;
-use fixed_base::{g1_generator, g2_generator, G1Table, G2Table};
-
-/// Points computed and written per step of a section.
-const CHUNK: usize = 1 << 18;
+use engine::{CpuTables, FixedBase, SetupDevice};
+use fixed_base::{G1Table, G2Table, Generator};
 
 /// The secret trapdoor of a Groth16 setup. Whoever knows it can forge proofs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,12 +93,16 @@ pub struct SetupOptions {
     pub progress: bool,
     /// A line on stderr as each phase ends, with its time and the peak RSS so far.
     pub log: bool,
+    /// Where the Lagrange basis and the points are computed (`--device`).
+    pub device: DeviceChoice,
 }
 
 /// What a setup made, and how long each phase took.
 #[derive(Clone, Debug)]
 pub struct SetupReport {
     pub stem: String,
+    /// "CPU" or "GPU 0 (NVIDIA H200)".
+    pub device: String,
     pub params: PathBuf,
     pub vk: PathBuf,
     pub marker: PathBuf,
@@ -301,29 +309,24 @@ fn phase_done(phases: &mut Vec<(&'static str, Duration)>, name: &'static str, t:
     phases.push((name, d));
 }
 
-/// Scalars → encoded points → writer, `CHUNK` at a time.
+/// Scalars → encoded points → writer, chunk by chunk as `fb` streams them.
 fn write_section<W: Write>(
     w: &mut ParamsWriter<W>,
     kind: SectionKind,
     count: usize,
     progress: bool,
     mut fill: impl FnMut(usize, &mut [Scalar]),
-    mut encode: impl FnMut(&[Scalar], &mut [u8]),
+    fb: &dyn FixedBase,
+    g: Generator,
 ) -> Result<()> {
     w.begin(kind, count)?;
     let pb = bar(progress, count, kind.name());
     let size = kind.point_bytes();
-    let mut scalars = vec![Scalar::ZERO; CHUNK.min(count)];
-    let mut bytes = vec![0u8; CHUNK.min(count) * size];
-    let mut at = 0;
-    while at < count {
-        let n = CHUNK.min(count - at);
-        fill(at, &mut scalars[..n]);
-        encode(&scalars[..n], &mut bytes[..n * size]);
-        w.points(&bytes[..n * size])?;
-        at += n;
-        pb.set_position(at as u64);
-    }
+    fb.stream(g, count, &mut fill, &mut |b| {
+        w.points(b)?;
+        pb.inc((b.len() / size) as u64);
+        Ok(())
+    })?;
     pb.finish_and_clear();
     Ok(())
 }
@@ -347,9 +350,21 @@ pub struct Generated {
     pub phases: Vec<(&'static str, Duration)>,
 }
 
-/// Computes the parameters of `r1cs` for `toxic` and streams the `.params` content to `out`.
-/// Consumes the R1CS (it is dropped as soon as the QAP is evaluated, to bound memory).
+/// Computes the parameters of `r1cs` for `toxic` and streams the `.params` content to `out`,
+/// on the CPU. Consumes the R1CS (it is dropped as soon as the QAP is evaluated, to bound memory).
 pub fn generate<W: Write>(r1cs: R1cs, toxic: &ToxicWaste, out: W, progress: bool, log: bool) -> Result<(Generated, W)> {
+    generate_on(r1cs, toxic, out, &SetupDevice::Cpu, progress, log)
+}
+
+/// [`generate`] on `device`: the same bytes, the Lagrange basis and the points computed there.
+pub fn generate_on<W: Write>(
+    r1cs: R1cs,
+    toxic: &ToxicWaste,
+    out: W,
+    device: &SetupDevice,
+    progress: bool,
+    log: bool,
+) -> Result<(Generated, W)> {
     let mut phases = Vec::new();
     let ToxicWaste { tau, alpha, beta, gamma, delta } = *toxic;
     let (ni, na, m) = (r1cs.num_inputs, r1cs.num_aux, r1cs.num_constraints);
@@ -366,7 +381,7 @@ pub fn generate<W: Write>(r1cs: R1cs, toxic: &ToxicWaste, out: W, progress: bool
     let delta_inv = Option::<Scalar>::from(delta.invert()).ok_or_else(|| anyhow!("δ = 0"))?;
 
     let t = Instant::now();
-    let lag = qap::lagrange_at(tau, log_n);
+    let lag = device.lagrange_at(tau, log_n)?;
     phase_done(&mut phases, "lagrange (intt)", t, log);
 
     let t = Instant::now();
@@ -393,17 +408,23 @@ pub fn generate<W: Write>(r1cs: R1cs, toxic: &ToxicWaste, out: W, progress: bool
     phase_done(&mut phases, "qap at tau", t, log);
 
     let t = Instant::now();
-    let (g1, g2) = rayon::join(|| G1Table::new(&g1_generator()), || G2Table::new(&g2_generator()));
+    let tables = CpuTables::new();
+    let gpu_fb = device.fixed_base_gpu(&tables)?;
+    let fb: &dyn FixedBase = match &gpu_fb {
+        Some(g) => g,
+        None => &tables,
+    };
+    let (g1, g2) = (&tables.g1, &tables.g2);
     phase_done(&mut phases, "window tables", t, log);
 
     let vk = VerifyingKey {
-        alpha_g1: g1_affine(&g1, &alpha),
-        beta_g1: g1_affine(&g1, &beta),
-        beta_g2: g2_affine(&g2, &beta),
-        gamma_g2: g2_affine(&g2, &gamma),
-        delta_g1: g1_affine(&g1, &delta),
-        delta_g2: g2_affine(&g2, &delta),
-        ic: e[..ni].iter().map(|s| g1_affine(&g1, s)).collect(),
+        alpha_g1: g1_affine(g1, &alpha),
+        beta_g1: g1_affine(g1, &beta),
+        beta_g2: g2_affine(g2, &beta),
+        gamma_g2: g2_affine(g2, &gamma),
+        delta_g1: g1_affine(g1, &delta),
+        delta_g2: g2_affine(g2, &delta),
+        ic: e[..ni].iter().map(|s| g1_affine(g1, s)).collect(),
     };
     let mut w = ParamsWriter::new(out, &vk)?;
 
@@ -424,7 +445,8 @@ pub fn generate<W: Write>(r1cs: R1cs, toxic: &ToxicWaste, out: W, progress: bool
                 }
             });
         },
-        |s, b| g1.mul_to_bytes(s, b),
+        fb,
+        Generator::G1,
     )?;
     phase_done(&mut phases, "h", t, log);
 
@@ -435,7 +457,8 @@ pub fn generate<W: Write>(r1cs: R1cs, toxic: &ToxicWaste, out: W, progress: bool
         na,
         progress,
         |at, s| s.copy_from_slice(&e[ni + at..ni + at + s.len()]),
-        |s, b| g1.mul_to_bytes(s, b),
+        fb,
+        Generator::G1,
     )?;
     drop(e);
     phase_done(&mut phases, "l", t, log);
@@ -450,7 +473,8 @@ pub fn generate<W: Write>(r1cs: R1cs, toxic: &ToxicWaste, out: W, progress: bool
         u.len(),
         progress,
         |at, s| s.copy_from_slice(&u[at..at + s.len()]),
-        |s, b| g1.mul_to_bytes(s, b),
+        fb,
+        Generator::G1,
     )?;
     phase_done(&mut phases, "a", t, log);
     let a_aux = u.len() - a_inputs;
@@ -465,7 +489,8 @@ pub fn generate<W: Write>(r1cs: R1cs, toxic: &ToxicWaste, out: W, progress: bool
         v.len(),
         progress,
         |at, s| s.copy_from_slice(&v[at..at + s.len()]),
-        |s, b| g1.mul_to_bytes(s, b),
+        fb,
+        Generator::G1,
     )?;
     phase_done(&mut phases, "b_g1", t, log);
     let t = Instant::now();
@@ -475,7 +500,8 @@ pub fn generate<W: Write>(r1cs: R1cs, toxic: &ToxicWaste, out: W, progress: bool
         v.len(),
         progress,
         |at, s| s.copy_from_slice(&v[at..at + s.len()]),
-        |s, b| g2.mul_to_bytes(s, b),
+        fb,
+        Generator::G2,
     )?;
     phase_done(&mut phases, "b_g2", t, log);
     let shape = Shape { inputs: ni, aux: na, domain: n, a_aux, b_inputs, b_aux: v.len() - b_inputs };
@@ -493,6 +519,11 @@ pub fn generate<W: Write>(r1cs: R1cs, toxic: &ToxicWaste, out: W, progress: bool
 /// end.
 pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
     let start = Instant::now();
+    // First, so that a missing GPU fails before anything is written.
+    let device = SetupDevice::open(&opts.device)?;
+    if opts.log {
+        eprintln!("setup: computing on {}", device.describe());
+    }
     let stem = porep_stem(opts.kind)?;
     check_destination(&opts.out_dir, &stem, opts.force)?;
     std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
@@ -516,8 +547,9 @@ pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
     let toxic = ToxicWaste::from_seed(opts.seed);
     let tmp_params = &staged.tmp[2].0;
     let file = File::create(tmp_params).with_context(|| format!("cannot create {}", tmp_params.display()))?;
-    let (gen, out) = generate(r1cs, &toxic, BufWriter::with_capacity(8 << 20, file), opts.progress, opts.log)
-        .with_context(|| format!("generating {stem}.params"))?;
+    let (gen, out) =
+        generate_on(r1cs, &toxic, BufWriter::with_capacity(8 << 20, file), &device, opts.progress, opts.log)
+            .with_context(|| format!("generating {stem}.params"))?;
     phases.extend(gen.phases);
 
     let t = Instant::now();
@@ -549,6 +581,7 @@ pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
 
     Ok(SetupReport {
         stem,
+        device: device.describe(),
         params,
         vk: vk_path,
         marker,
