@@ -48,6 +48,23 @@ fn edge_scalars() -> Vec<Scalar> {
     v
 }
 
+/// The edge scalars exist (canonical) and the CPU tables, the reference, agree with blstrs on them.
+#[test]
+fn edge_scalars_on_the_cpu_tables() {
+    use group::{prime::PrimeCurveAffine, Curve};
+    let s = edge_scalars();
+    let t = CpuTables::new();
+    let (mut b1, mut b2) = (vec![0u8; s.len() * 96], vec![0u8; s.len() * 192]);
+    t.g1.mul_to_bytes(&s, &mut b1);
+    t.g2.mul_to_bytes(&s, &mut b2);
+    for (i, x) in s.iter().enumerate() {
+        let p1 = (blstrs::G1Affine::generator() * x).to_affine().to_uncompressed();
+        let p2 = (blstrs::G2Affine::generator() * x).to_affine().to_uncompressed();
+        assert_eq!(&b1[i * 96..(i + 1) * 96], &p1[..], "G1, edge scalar {i}");
+        assert_eq!(&b2[i * 192..(i + 1) * 192], &p2[..], "G2, edge scalar {i}");
+    }
+}
+
 fn seeded(tag: &str) -> ChaCha20Rng {
     let seed = rand::rngs::OsRng.next_u64();
     println!("{tag}: seed {seed:#x}");
