@@ -37,19 +37,19 @@ pub trait Statement: Send + Sync {
     fn params_stem(&self) -> String;
 }
 
-type G = DefaultPieceHasher;
+pub(super) type G = DefaultPieceHasher;
 type TreeDomain<Tree> = <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain;
 
 pub struct PorepStatement<Tree: 'static + MerkleTreeTrait> {
-    kind: PorepKind,
+    pub(super) kind: PorepKind,
     registered: RegisteredSealProof,
     pp: PublicParams<Tree>,
-    pub_in: PublicInputs<TreeDomain<Tree>, DefaultPieceDomain>,
+    pub(super) pub_in: PublicInputs<TreeDomain<Tree>, DefaultPieceDomain>,
 }
 
 pub struct PorepCircuits<Tree: 'static + MerkleTreeTrait> {
-    statement: PorepStatement<Tree>,
-    vanilla: Vec<Vec<VanillaProof<Tree, G>>>,
+    pub(super) statement: PorepStatement<Tree>,
+    pub(super) vanilla: Vec<Vec<VanillaProof<Tree, G>>>,
 }
 
 /// The sector a proof is about, as lotus names it.
@@ -122,10 +122,14 @@ impl<Tree: 'static + MerkleTreeTrait> Statement for PorepStatement<Tree> {
         Ok(out)
     }
     fn params_stem(&self) -> String {
-        let id =
-            <StackedCompound<Tree, G> as CacheableParameters<StackedCircuit<Tree, G>, _>>::cache_identifier(&self.pp);
-        format!("v{VERSION}-{id}")
+        params_stem_of(&self.pp)
     }
+}
+
+/// Official parameter file stem of the circuit with public parameters `pp`.
+pub(super) fn params_stem_of<Tree: 'static + MerkleTreeTrait>(pp: &PublicParams<Tree>) -> String {
+    let id = <StackedCompound<Tree, G> as CacheableParameters<StackedCircuit<Tree, G>, _>>::cache_identifier(pp);
+    format!("v{VERSION}-{id}")
 }
 
 impl<Tree: 'static + MerkleTreeTrait> Statement for PorepCircuits<Tree> {
@@ -147,7 +151,9 @@ impl<Tree: 'static + MerkleTreeTrait> Statement for PorepCircuits<Tree> {
 }
 
 impl<Tree: 'static + MerkleTreeTrait> PorepCircuits<Tree> {
-    fn synthesize_partition(&self, k: usize) -> Result<Assignment> {
+    /// Partition `k`'s witness from one sequential synthesis of the crate's circuit: the
+    /// reference the parallel synthesis is held to.
+    fn synthesize_partition_sequential(&self, k: usize) -> Result<Assignment> {
         let s = &self.statement;
         let circuit = <StackedCompound<Tree, G> as CompoundProof<StackedDrg<'_, Tree, G>, _>>::circuit(
             &s.pub_in,
@@ -180,10 +186,18 @@ impl SealPublic {
     }
 }
 
-fn load_circuits<Tree: 'static + MerkleTreeTrait>(
+fn load_circuits<Tree: 'static + MerkleTreeTrait>(c1: &C1Input, sector: &SectorIdentity) -> Result<Box<dyn CircuitsDyn>>
+where
+    PorepCircuits<Tree>: Sync,
+{
+    Ok(Box::new(porep_circuits::<Tree>(c1, sector)?))
+}
+
+/// The circuits of a c1.json whose tree shape is `Tree`.
+pub(super) fn porep_circuits<Tree: 'static + MerkleTreeTrait>(
     c1: &C1Input,
     sector: &SectorIdentity,
-) -> Result<Box<dyn CircuitsDyn>> {
+) -> Result<PorepCircuits<Tree>> {
     let public = SealPublic::of(c1);
     let derived = PorepStatement::<Tree>::new(c1.kind, &public, sector)?;
     let theirs: Scalar = c1.output.replica_id.into();
@@ -198,16 +212,25 @@ fn load_circuits<Tree: 'static + MerkleTreeTrait>(
     }
     let vanilla: Vec<Vec<VanillaProof<Tree, G>>> =
         c1.output.vanilla_proofs.clone().try_into().context("vanilla proofs do not fit the proof type")?;
-    Ok(Box::new(PorepCircuits { statement: derived, vanilla }))
+    Ok(PorepCircuits { statement: derived, vanilla })
 }
 
 /// A statement together with its witness: one synthesizable circuit per partition.
 pub trait CircuitsDyn: Statement {
+    /// Partition `k`'s witness, its challenges synthesized in parallel.
     fn synthesize(&self, k: usize) -> Result<Assignment>;
+    /// The same from one sequential synthesis (the reference).
+    fn synthesize_sequential(&self, k: usize) -> Result<Assignment>;
 }
-impl<Tree: 'static + MerkleTreeTrait> CircuitsDyn for PorepCircuits<Tree> {
+impl<Tree: 'static + MerkleTreeTrait> CircuitsDyn for PorepCircuits<Tree>
+where
+    PorepCircuits<Tree>: Sync,
+{
     fn synthesize(&self, k: usize) -> Result<Assignment> {
-        self.synthesize_partition(k)
+        self.synthesize_partition_parallel(k)
+    }
+    fn synthesize_sequential(&self, k: usize) -> Result<Assignment> {
+        self.synthesize_partition_sequential(k)
     }
 }
 
@@ -243,8 +266,7 @@ fn blank_with<Tree: 'static + MerkleTreeTrait, CS: bellperson::ConstraintSystem<
     let pp = public_params::<Tree>(&kind.registered_v1_1().as_v1_config())?;
     let circuit = <StackedCompound<Tree, G> as CompoundProof<StackedDrg<'_, Tree, G>, _>>::blank_circuit(&pp);
     circuit.synthesize(cs).map_err(|e| anyhow!("blank synthesis of the {} PoRep circuit failed: {e}", kind.name()))?;
-    let id = <StackedCompound<Tree, G> as CacheableParameters<StackedCircuit<Tree, G>, _>>::cache_identifier(&pp);
-    Ok(format!("v{VERSION}-{id}"))
+    Ok(params_stem_of(&pp))
 }
 
 /// Synthesizes the PoRep circuit of one partition with no witness (its shape only) into `cs`,

@@ -137,9 +137,9 @@ impl R1cs {
 /// The recording constraint system. [`R1csCs::new`] allocates ONE (input 0); run the circuit,
 /// then [`R1csCs::finish`].
 pub struct R1csCs {
-    r: R1cs,
+    pub(super) r: R1cs,
     /// Montgomery limbs of a coefficient → its id.
-    ids: HashMap<[u64; 4], u32>,
+    pub(super) ids: HashMap<[u64; 4], u32>,
     overflow: bool,
 }
 
@@ -197,7 +197,7 @@ impl R1csCs {
     }
 
     #[inline]
-    fn coeff_id(ids: &mut HashMap<[u64; 4], u32>, coeffs: &mut Vec<Scalar>, c: &Scalar) -> u32 {
+    pub(super) fn coeff_id(ids: &mut HashMap<[u64; 4], u32>, coeffs: &mut Vec<Scalar>, c: &Scalar) -> u32 {
         if *c == Scalar::ONE {
             return ONE_ID;
         }

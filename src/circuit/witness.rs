@@ -45,7 +45,7 @@ impl Assignment {
 
 /// The recording constraint system. Create with [`WitnessCs::new`], run the circuit, then
 /// [`WitnessCs::finish`].
-pub struct WitnessCs(Assignment);
+pub struct WitnessCs(pub(super) Assignment);
 
 impl WitnessCs {
     /// `capacity`: expected constraints, to allocate once (0 if unknown).
@@ -109,7 +109,7 @@ fn eval(
 }
 
 #[inline]
-fn term(value: Scalar, coeff: &Scalar) -> Scalar {
+pub(super) fn term(value: Scalar, coeff: &Scalar) -> Scalar {
     if *coeff == Scalar::ONE {
         value
     } else if bool::from(value.is_zero()) {

@@ -1,0 +1,167 @@
+//! The PoRep partition circuit as a prefix and challenges ([`ChallengeCircuit`]), so that its
+//! witness and its R1CS are recorded on many cores ([`super::window`]).
+//!
+//! storage-proofs-porep's `StackedCircuit` allocates replica id, comm_d, comm_r (inputs),
+//! comm_r_last, comm_c and checks comm_r = H(comm_c ‖ comm_r_last); then each challenge's
+//! sub-circuit uses only those and its own variables. Its fields are private, but
+//! `StackedCircuit::synthesize` takes the same values and any list of challenge proofs, so the
+//! circuit of "prefix + challenges i..j" is the crate's own code run on a slice of the proofs
+//! (the blank circuit: the public parameters with j − i challenges).
+use std::ops::Range;
+use std::sync::Mutex;
+
+use anyhow::{anyhow, ensure, Result};
+use bellperson::{Circuit, ConstraintSystem, SynthesisError};
+use blstrs::Scalar;
+use filecoin_proofs::{
+    parameters::public_params, SectorShape2KiB, SectorShape32GiB, SectorShape512MiB, SectorShape64GiB, SectorShape8MiB,
+};
+use storage_proofs_core::{compound_proof::CompoundProof, merkle::MerkleTreeTrait};
+use storage_proofs_porep::stacked::{Challenges, PublicParams, StackedCircuit, StackedCompound, StackedDrg};
+
+use super::porep::{expected_constraints, params_stem_of, PorepCircuits, G};
+use super::r1cs::{R1cs, R1csCs};
+use super::window::{synthesize_windows, ChallengeCircuit, Span};
+use super::witness::{Assignment, WitnessCs};
+use crate::input::PorepKind;
+
+/// Partition `k` of a c1's circuits.
+struct Partition<'a, Tree: 'static + MerkleTreeTrait> {
+    circuits: &'a PorepCircuits<Tree>,
+    k: usize,
+}
+
+impl<Tree: 'static + MerkleTreeTrait> ChallengeCircuit for Partition<'_, Tree>
+where
+    PorepCircuits<Tree>: Sync,
+{
+    fn num_challenges(&self) -> usize {
+        self.circuits.vanilla[self.k].len()
+    }
+
+    /// `StackedCompound::circuit` on the proofs in `range`, synthesized.
+    fn synthesize_range<CS: ConstraintSystem<Scalar>>(
+        &self,
+        cs: &mut CS,
+        range: Range<usize>,
+    ) -> Result<(), SynthesisError> {
+        let (pub_in, vanilla) = (&self.circuits.statement.pub_in, &self.circuits.vanilla[self.k]);
+        StackedCircuit::<Tree, G>::synthesize(
+            cs,
+            Some(pub_in.replica_id),
+            pub_in.tau.as_ref().map(|t| t.comm_d),
+            pub_in.tau.as_ref().map(|t| t.comm_r),
+            Some(vanilla[0].comm_r_last()),
+            Some(vanilla[0].comm_c()),
+            vanilla[range].iter().cloned().map(Into::into).collect(),
+        )
+    }
+}
+
+/// The blank (shape only) circuit of one partition.
+struct Blank<Tree: 'static + MerkleTreeTrait> {
+    pp: PublicParams<Tree>,
+}
+
+impl<Tree: 'static + MerkleTreeTrait> ChallengeCircuit for Blank<Tree>
+where
+    PublicParams<Tree>: Sync,
+{
+    fn num_challenges(&self) -> usize {
+        self.pp.challenges.num_challenges_per_partition()
+    }
+
+    /// `StackedCompound::blank_circuit` with `range.len()` challenges (all blank challenges
+    /// are alike), synthesized.
+    fn synthesize_range<CS: ConstraintSystem<Scalar>>(
+        &self,
+        cs: &mut CS,
+        range: Range<usize>,
+    ) -> Result<(), SynthesisError> {
+        let mut pp = self.pp.clone();
+        pp.challenges = Challenges::new_interactive(range.len());
+        <StackedCompound<Tree, G> as CompoundProof<StackedDrg<'_, Tree, G>, _>>::blank_circuit(&pp).synthesize(cs)
+    }
+}
+
+/// The span of one challenge's witness, per sector size, learned from the first partition
+/// synthesized in this process.
+static WITNESS_SPANS: Mutex<Vec<(PorepKind, Span)>> = Mutex::new(Vec::new());
+
+fn known_span(kind: PorepKind) -> Option<Span> {
+    WITNESS_SPANS.lock().unwrap().iter().find(|(k, _)| *k == kind).map(|(_, s)| *s)
+}
+
+impl<Tree: 'static + MerkleTreeTrait> PorepCircuits<Tree>
+where
+    PorepCircuits<Tree>: Sync,
+{
+    /// Checks what `StackedCompound::circuit` checks before building a partition's circuit.
+    fn check_partition(&self, k: usize) -> Result<()> {
+        let vanilla = &self.vanilla[k];
+        ensure!(!vanilla.is_empty(), "Cannot create a circuit with no vanilla proofs");
+        let (comm_r_last, comm_c) = (vanilla[0].comm_r_last(), vanilla[0].comm_c());
+        ensure!(vanilla.iter().all(|p| p.comm_r_last() == comm_r_last), "inconsistent comm_r_lasts");
+        ensure!(vanilla.iter().all(|p| p.comm_c() == comm_c), "inconsistent comm_cs");
+        Ok(())
+    }
+
+    /// Partition `k`'s witness, its challenges synthesized in parallel: the same
+    /// [`Assignment`] as the sequential synthesis.
+    pub(super) fn synthesize_partition_parallel(&self, k: usize) -> Result<Assignment> {
+        let kind = self.statement.kind;
+        let known = known_span(kind);
+        let (assignment, per) = self.synthesize_in_windows(k, known)?;
+        if known.is_none() {
+            WITNESS_SPANS.lock().unwrap().push((kind, per));
+        }
+        Ok(assignment)
+    }
+
+    /// Partition `k`'s witness given the span of one challenge, or learning it from the
+    /// first; returns it with that span.
+    pub(super) fn synthesize_in_windows(&self, k: usize, per: Option<Span>) -> Result<(Assignment, Span)> {
+        self.check_partition(k)?;
+        let mut cs = WitnessCs::with_capacity(expected_constraints(self.statement.kind));
+        let per = synthesize_windows(&Partition { circuits: self, k }, &mut cs, per)
+            .map_err(|e| anyhow!("synthesis of partition {k} failed: {e:#}"))?;
+        Ok((cs.finish(), per))
+    }
+}
+
+/// A recorder sized for one partition of `kind` (non-zeros per constraint measured on 32GiB:
+/// A 2.37, B 1.0, C 2.17).
+fn r1cs_recorder(kind: PorepKind) -> R1csCs {
+    let m = expected_constraints(kind);
+    R1csCs::with_capacity(m, [m * 5 / 2, m + m / 16, m * 9 / 4])
+}
+
+fn record_with<Tree: 'static + MerkleTreeTrait>(kind: PorepKind, parallel: bool) -> Result<(R1cs, String)>
+where
+    PublicParams<Tree>: Sync,
+{
+    let mut cs = r1cs_recorder(kind);
+    let stem = if parallel {
+        let pp = public_params::<Tree>(&kind.registered_v1_1().as_v1_config())?;
+        let stem = params_stem_of(&pp);
+        synthesize_windows(&Blank { pp }, &mut cs, None)
+            .map_err(|e| anyhow!("blank synthesis of the {} PoRep circuit failed: {e:#}", kind.name()))?;
+        stem
+    } else {
+        super::porep::blank_porep(kind, &mut cs)?
+    };
+    Ok((cs.finish()?, stem))
+}
+
+/// Records the R1CS of one PoRep partition from a blank synthesis, its challenges in
+/// parallel (`parallel`) or in one sequential synthesis; the same R1CS either way. Returns it
+/// and the official parameter file stem.
+pub fn record_porep(kind: PorepKind, parallel: bool) -> Result<(R1cs, String)> {
+    match kind {
+        PorepKind::S2KiB => record_with::<SectorShape2KiB>(kind, parallel),
+        PorepKind::S8MiB => record_with::<SectorShape8MiB>(kind, parallel),
+        PorepKind::S512MiB => record_with::<SectorShape512MiB>(kind, parallel),
+        PorepKind::S32GiB => record_with::<SectorShape32GiB>(kind, parallel),
+        PorepKind::S64GiB => record_with::<SectorShape64GiB>(kind, parallel),
+    }
+}
