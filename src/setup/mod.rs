@@ -44,9 +44,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rayon::prelude::*;
 
-use crate::circuit::blank_porep;
-use crate::circuit::porep::expected_constraints;
-use crate::circuit::r1cs::{Matrix, R1cs, R1csCs};
+use crate::circuit::r1cs::{Matrix, R1cs};
 use crate::input::PorepKind;
 use crate::pipeline::backend::DeviceChoice;
 use crate::srs::file::{SectionKind, Shape, VerifyingKey};
@@ -159,14 +157,10 @@ pub fn porep_stem(kind: PorepKind) -> Result<String> {
     }
 }
 
-/// Records the R1CS of one PoRep partition from a blank synthesis; returns it and the
-/// official file stem.
+/// Records the R1CS of one PoRep partition from a blank synthesis, its challenges on all
+/// cores; returns it and the official file stem.
 pub fn record_porep(kind: PorepKind) -> Result<(R1cs, String)> {
-    let m = expected_constraints(kind);
-    // Non-zeros per constraint measured on 32GiB: A 2.37, B 1.0, C 2.17.
-    let mut cs = R1csCs::with_capacity(m, [m * 5 / 2, m + m / 16, m * 9 / 4]);
-    let stem = blank_porep(kind, &mut cs)?;
-    Ok((cs.finish()?, stem))
+    crate::circuit::porep_windows::record_porep(kind, true)
 }
 
 fn normalize(p: &Path) -> PathBuf {
@@ -597,6 +591,7 @@ pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::circuit::r1cs::R1csCs;
 
     #[test]
     fn utc_dates() {
