@@ -238,3 +238,26 @@ where
         rayon::current_num_threads()
     );
 }
+
+/// Times the sequential against the parallel R1CS recording of `FILSNARK_TIME_SIZE` and
+/// checks they agree. `cargo test --release --lib time_record -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn time_record() {
+    use std::time::Instant;
+    let size = std::env::var("FILSNARK_TIME_SIZE").unwrap_or_else(|_| "2KiB".into());
+    let kind = PorepKind::parse(&size).unwrap();
+    let t = Instant::now();
+    let (got, _) = record_porep(kind, true).unwrap();
+    let par = t.elapsed();
+    let t = Instant::now();
+    let (want, _) = record_porep(kind, false).unwrap();
+    let seq = t.elapsed();
+    assert_same_r1cs(&got, &want, kind.name());
+    eprintln!(
+        "{}: R1CS of {} constraints, {} threads: sequential {seq:.2?}, windows {par:.2?}",
+        kind.name(),
+        got.num_constraints,
+        rayon::current_num_threads()
+    );
+}
