@@ -7,7 +7,7 @@ use filecoin_proofs::{SectorShape2KiB, SectorShape8MiB};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
 use super::porep::{porep_circuits, PorepCircuits};
-use super::porep_windows::record_porep;
+use super::porep_windows::{measured_span, record_porep};
 use super::r1cs::{R1cs, R1csCs};
 use super::window::{synthesize_windows, ChallengeCircuit, Span};
 use super::witness::{Assignment, WitnessCs};
@@ -96,6 +96,10 @@ fn toy_witness_in_windows_equals_sequential() {
     let (known, _) = toy_witness(&toy, Some(per));
     assert_same_assignment(&known, &want, "span known");
     assert_ne!(want.b_input_density.count(), want.b_input_density.len(), "the toy varies B's inputs");
+    for wrong in [Span { aux: 4, ..per }, Span { aux: 2, ..per }, Span { inputs: 0, ..per }] {
+        let err = synthesize_windows(&toy, &mut WitnessCs::with_capacity(0), Some(wrong)).unwrap_err();
+        assert!(format!("{err:#}").contains("challenge window "), "{wrong:?}: {err:#}");
+    }
 }
 
 #[test]
@@ -156,6 +160,7 @@ where
     for k in 0..circuits.num_partitions() {
         let want = circuits.synthesize_sequential(k).unwrap();
         let (learned, per) = circuits.synthesize_in_windows(k, None).unwrap();
+        assert_eq!(Some(per), measured_span(circuits.kind()), "{what}: the table of challenge spans");
         assert_same_assignment(&learned, &want, &format!("{what} partition {k}, challenge 0 first"));
         drop(learned);
         let (known, _) = circuits.synthesize_in_windows(k, Some(per)).unwrap();
