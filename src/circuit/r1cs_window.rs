@@ -98,7 +98,7 @@ impl Windowed for R1csCs {
         Ok(ClosedR1cs { index: w.index, start: w.start, base_coeffs: w.base_coeffs, new_coeffs })
     }
 
-    fn join(&mut self, _prefix: Span, per: Span, closed: Vec<ClosedR1cs>) -> Result<()> {
+    fn join(&mut self, per: Span, closed: Vec<ClosedR1cs>) -> Result<()> {
         let (base, n) = (self.span(), closed.len());
         for (j, w) in closed.iter().enumerate() {
             if w.index != j || w.start != Span::window_start(base, per, j) || w.base_coeffs != self.r.coeffs.len() {

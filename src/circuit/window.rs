@@ -133,7 +133,7 @@ pub trait Windowed: ConstraintSystem<Scalar, Root = Self> {
     /// Checks that the window recorded exactly its stretch.
     fn close(window: Self::Window<'_>) -> Result<Self::Closed>;
     /// Takes the windows' stretches into the recording, in order, and merges the rest.
-    fn join(&mut self, prefix: Span, per: Span, closed: Vec<Self::Closed>) -> Result<()>;
+    fn join(&mut self, per: Span, closed: Vec<Self::Closed>) -> Result<()>;
 }
 
 /// A circuit made of a prefix and challenges.
@@ -175,7 +175,7 @@ pub fn synthesize_windows<C: ChallengeCircuit, W: Windowed>(
             W::close(w)
         })
         .collect::<Result<Vec<_>>>()?;
-    cs.join(prefix, per, closed)?;
+    cs.join(per, closed)?;
     Ok(per)
 }
 

@@ -107,7 +107,7 @@ impl Windowed for WitnessCs {
         Ok(ClosedWitness { index, start, inputs, a_prefix, b_prefix, a_own, b_own, b_inputs })
     }
 
-    fn join(&mut self, _prefix: Span, per: Span, closed: Vec<ClosedWitness>) -> Result<()> {
+    fn join(&mut self, per: Span, closed: Vec<ClosedWitness>) -> Result<()> {
         let (base, n) = (self.span(), closed.len());
         for (j, w) in closed.iter().enumerate() {
             if w.index != j || w.start != Span::window_start(base, per, j) {
