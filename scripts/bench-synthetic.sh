@@ -5,7 +5,12 @@
 # proof judged by filecoin-proofs' verify_seal, then `bench porep -j J` with its JSON and picture.
 #   bash scripts/bench-synthetic.sh SIZE OUTDIR [J]      e.g. 512MiB "$OUT/512mib" 3
 # Binaries: $P (default /tmp/filsnark-gpu-pack, as unpacked by gpu-run.sh) holds filsnark and
-# verify_seal. SKIP_CPU=1 skips the CPU proof (it takes minutes at 32GiB).
+# verify_seal. SKIP_CPU=1 skips the CPU proof (it takes minutes at 32GiB); SKIP_PROVE=1 skips
+# the single proofs too: verify_seal then judges the bench's proofs (kept with --out-dir).
+# DEADLINE (epoch seconds) stops the bench in time (SIGINT) for the logs to come back;
+# SETUP_DEVICE (default gpu) is params setup's --device. A WORK dir kept from an earlier run
+# on the same machine skips the c1.json and the parameters it already holds (SETUP_ONLY=1 stops
+# after making them).
 set -uo pipefail
 SIZE=${1:?usage: bench-synthetic.sh SIZE OUTDIR [J]}
 OUT=${2:?usage: bench-synthetic.sh SIZE OUTDIR [J]}
@@ -25,10 +30,18 @@ step() { # name, command...
   [ $r -ne 0 ] && rc=1
   return $r
 }
-step synth  $P/filsnark c1 synth --sector-size "$SIZE" --miner-id 1000 --sector-num 7 --seed 5 -o "$WORK/c1.json" || exit 1
-if [ ! -f "$WORK/params/.done" ]; then
-  step setup $P/filsnark params setup --proof porep --sector-size "$SIZE" --seed 1 --out "$WORK/params" --force && touch "$WORK/params/.done"
+left() { echo $(( ${DEADLINE:-$(( $(date +%s) + 86400 ))} - $(date +%s) )); }
+if [ ! -f "$WORK/c1.json" ]; then
+  step synth $P/filsnark c1 synth --sector-size "$SIZE" --miner-id 1000 --sector-num 7 --seed 5 -o "$WORK/c1.json" || exit 1
 fi
+if [ ! -f "$WORK/params/.done" ]; then
+  step setup $P/filsnark params setup --proof porep --sector-size "$SIZE" --seed 1 --out "$WORK/params" \
+    --device "${SETUP_DEVICE:-gpu}" --force && touch "$WORK/params/.done"
+  [ -f "$WORK/params/.done" ] || exit 1
+fi
+df -h "$WORK" > "$OUT/df.log" 2>&1; free -g >> "$OUT/df.log" 2>&1
+[ -n "${SETUP_ONLY:-}" ] && exit $rc   # the c1.json and parameters only, for a later run
+if [ -z "${SKIP_PROVE:-}" ]; then
 step prove-gpu $P/filsnark prove porep --c1 "$WORK/c1.json" --params-dir "$WORK/params" --device gpu --seed 9 -o "$WORK/gpu.proof"
 if [ -z "${SKIP_CPU:-}" ]; then
   step prove-cpu $P/filsnark prove porep --c1 "$WORK/c1.json" --params-dir "$WORK/params" --device cpu --seed 9 -o "$WORK/cpu.proof"
@@ -36,6 +49,14 @@ if [ -z "${SKIP_CPU:-}" ]; then
   else echo "GPU and CPU proofs: DIFFERENT" | tee -a "$OUT/summary.log"; rc=1; fi
 fi
 step verify-seal env FIL_PROOFS_PARAMETER_CACHE="$WORK/params" $P/verify_seal "$WORK/c1.json" "$WORK/gpu.proof" 1000
-step bench $P/filsnark bench porep --c1 "$WORK/c1.json" --params-dir "$WORK/params" --device gpu -j "$J" \
-  --json "$OUT/bench.json" --timeline "$OUT/timeline.svg"
+fi
+rm -rf "$WORK/bench-proofs"
+step bench timeout -s INT -k 15 "$(left)" $P/filsnark bench porep --c1 "$WORK/c1.json" --params-dir "$WORK/params" \
+  --device gpu -j "$J" --seed 9 --out-dir "$WORK/bench-proofs" --json "$OUT/bench.json" --timeline "$OUT/timeline.svg"
+if [ -n "${SKIP_PROVE:-}" ]; then
+  for f in "$WORK"/bench-proofs/proof-*.bin; do
+    [ -f "$f" ] && step "verify-seal-$(basename "$f" .bin)" env FIL_PROOFS_PARAMETER_CACHE="$WORK/params" \
+      $P/verify_seal "$WORK/c1.json" "$f" 1000
+  done
+fi
 exit $rc

@@ -68,10 +68,12 @@ impl ResidentSrs {
     pub fn load(gpu: &Gpu, m: &Module, srs: &ParamsFile) -> anyhow::Result<ResidentSrs> {
         let mut sections = Vec::with_capacity(5);
         for kind in SectionKind::ALL {
+            // Each uploaded chunk's file pages leave the process's RSS (the device holds them).
+            let release = |at: usize, len: usize| srs.release_pages(kind, at, len);
             let buf = if kind == SectionKind::BG2 {
-                convert_resident::<G2>(gpu, m, srs.raw(kind))
+                convert_resident::<G2>(gpu, m, srs.raw(kind), &release)
             } else {
-                convert_resident::<G1>(gpu, m, srs.raw(kind))
+                convert_resident::<G1>(gpu, m, srs.raw(kind), &release)
             };
             let buf = buf.map_err(|e| anyhow!("{}: section {}: {e}", srs.path.display(), kind.name()))?;
             sections.push(buf);
@@ -86,8 +88,14 @@ impl ResidentSrs {
 }
 
 /// Converts a whole section into one device buffer, `RESIDENT_CHUNK` points per launch through
-/// a reused staging buffer; the status words of each chunk are checked before the next.
-fn convert_resident<G: Group>(gpu: &Gpu, m: &Module, bytes: &[u8]) -> std::result::Result<DeviceBuffer<u32>, String> {
+/// a reused staging buffer; the status words of each chunk are checked before the next, and
+/// `release(offset, len)` is told each chunk's bytes once they are on the device.
+fn convert_resident<G: Group>(
+    gpu: &Gpu,
+    m: &Module,
+    bytes: &[u8],
+    release: &dyn Fn(usize, usize),
+) -> std::result::Result<DeviceBuffer<u32>, String> {
     let n = bytes.len() / G::SER;
     let words = 2 * G::W;
     let out = gpu.alloc::<u32>(n * words).map_err(|e| e.to_string())?;
@@ -100,6 +108,7 @@ fn convert_resident<G: Group>(gpu: &Gpu, m: &Module, bytes: &[u8]) -> std::resul
     for first in (0..n).step_by(chunk) {
         let len = chunk.min(n - first);
         staging.copy_from_host(&bytes[first * G::SER..(first + len) * G::SER]).map_err(|e| e.to_string())?;
+        release(first * G::SER, len * G::SER);
         status.fill_bytes(0xff).map_err(|e| e.to_string())?;
         let args = [
             out.arg_at(first * words).map_err(|e| e.to_string())?,

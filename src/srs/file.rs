@@ -207,6 +207,17 @@ impl ParamsFile {
         &self.map[s.offset..s.offset + s.count * kind.point_bytes()]
     }
 
+    /// Drops this process's pages of `len` bytes at `offset` of a section (once they are on the
+    /// device): they leave the process's resident set and stay in the page cache, and a later
+    /// read faults them in again with the same bytes. Advice only; a refusal is ignored.
+    pub fn release_pages(&self, kind: SectionKind, offset: usize, len: usize) {
+        let at = self.section(kind).offset + offset;
+        // SAFETY: the map is a read-only shared mapping of a file: after MADV_DONTNEED a read of
+        // these pages maps the file's page-cache pages again, so every reference into the map
+        // (raw() slices included) keeps seeing the same bytes.
+        let _ = unsafe { self.map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, at, len) };
+    }
+
     pub fn len(&self) -> usize {
         self.map.len()
     }
