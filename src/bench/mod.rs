@@ -42,12 +42,19 @@ struct BenchEvents {
     proofs_done: std::sync::atomic::AtomicUsize,
     proofs: usize,
     out_dir: Option<PathBuf>,
+    started: std::time::Instant,
 }
 
 impl Events for BenchEvents {
-    fn partition_done(&self, _proof: usize, _partition: usize) {
-        if let Some(b) = &self.bar {
-            b.inc(1);
+    fn partition_done(&self, proof: usize, partition: usize) {
+        match &self.bar {
+            Some(b) => b.inc(1),
+            // Not a terminal (a log file, a script): one line per partition instead of a bar,
+            // so a run cut short still shows how far it came.
+            None => eprintln!(
+                "{:9.3} s  proof {proof} partition {partition} done",
+                self.started.elapsed().as_secs_f64()
+            ),
         }
     }
     fn proof_done(&self, proof: usize, bytes: &[u8]) -> Result<()> {
@@ -55,8 +62,13 @@ impl Events for BenchEvents {
             crate::porep::write_atomic(&dir.join(proof_file_name(proof)), bytes)?;
         }
         let n = self.proofs_done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-        if let Some(b) = &self.bar {
-            b.set_message(format!("{n}/{} proofs verified", self.proofs));
+        match &self.bar {
+            Some(b) => b.set_message(format!("{n}/{} proofs verified", self.proofs)),
+            None => eprintln!(
+                "{:9.3} s  proof {proof} verified ({n}/{})",
+                self.started.elapsed().as_secs_f64(),
+                self.proofs
+            ),
         }
         Ok(())
     }
@@ -107,8 +119,13 @@ pub fn run(inputs: &[(C1Input, SectorIdentity)], opts: &BenchOptions, backend: &
         b.enable_steady_tick(std::time::Duration::from_millis(500));
         b
     });
-    let events =
-        BenchEvents { bar, proofs_done: Default::default(), proofs: opts.proofs, out_dir: opts.out_dir.clone() };
+    let events = BenchEvents {
+        bar,
+        proofs_done: Default::default(),
+        proofs: opts.proofs,
+        out_dir: opts.out_dir.clone(),
+        started: std::time::Instant::now(),
+    };
     let res = pp::prove(&plan, backend, &events);
     if let Some(b) = &events.bar {
         b.finish_and_clear();
