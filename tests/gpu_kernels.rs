@@ -37,3 +37,37 @@ fn gpu_info_all_modules_jit() {
     println!("{s}");
     assert!(s.contains("every module JIT-compiles"), "{s}");
 }
+
+/// Staged uploads (two pinned buffers of 64 MiB filled on the staging pool) land every element
+/// at its place: lengths around the chunk and task sizes, an offset into an existing buffer,
+/// a fill that computes its elements from their positions, and a run of uploads back to back.
+#[test]
+#[ignore]
+fn staged_uploads_arrive_whole() {
+    let gpu = filsnark::gpu::Gpu::open(0).expect("a GPU");
+    let value = |i: usize| (i as u32).wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995;
+    let chunk = (64usize << 20) / 4;
+    for n in [0, 1, 7, (1 << 18) + 3, chunk - 1, chunk, chunk + 1, 3 * chunk + 12345] {
+        let src: Vec<u32> = (0..n).map(value).collect();
+        let buf = gpu.upload(&src).unwrap();
+        let mut back = vec![0u32; n];
+        buf.copy_to_host(&mut back).unwrap();
+        assert!(back == src, "upload of {n} words differs");
+        let gen = gpu
+            .upload_with(n, |first, d: &mut [u32]| d.iter_mut().enumerate().for_each(|(i, x)| *x = value(first + i)))
+            .unwrap();
+        gen.copy_to_host(&mut back).unwrap();
+        assert!(back == src, "generated upload of {n} words differs");
+    }
+    let n = 2 * chunk + 99;
+    let mut buf = gpu.alloc::<u32>(n + 1000).unwrap();
+    buf.fill_bytes(0xab).unwrap();
+    gpu.upload_into(&mut buf, 1000, n, |first, d: &mut [u32]| {
+        d.iter_mut().enumerate().for_each(|(i, x)| *x = value(first + i))
+    })
+    .unwrap();
+    let mut back = vec![0u32; n + 1000];
+    buf.copy_to_host(&mut back).unwrap();
+    assert!(back[..1000].iter().all(|&x| x == 0xabab_abab), "upload_into wrote before its offset");
+    assert!(back[1000..].iter().enumerate().all(|(i, &x)| x == value(i)), "upload_into differs");
+}

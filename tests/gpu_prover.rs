@@ -16,8 +16,8 @@ use ff::Field;
 use filsnark::circuit::r1cs::R1csCs;
 use filsnark::circuit::witness::WitnessCs;
 use filsnark::gpu::prover::GpuProver;
-use filsnark::groth16::PreparedVerifyingKey;
 use filsnark::gpu::Gpu;
+use filsnark::groth16::PreparedVerifyingKey;
 use filsnark::setup::engine::SetupDevice;
 use filsnark::setup::{generate_on, ToxicWaste};
 use filsnark::srs::ParamsFile;
@@ -160,16 +160,20 @@ fn device_out_of_memory_falls_back_to_cpu_under_auto_only() {
     let (free, total) = hog.ctx.mem_info().unwrap();
     println!("device filled: {} MiB of {} MiB free", free >> 20, total >> 20);
 
-    let err = format!("{:#}", strict.prove(0, &srs, asg.clone(), r, s).expect_err("a full device must fail"));
+    let err = match strict.prove(0, &srs, asg.clone(), r, s) {
+        Ok(_) => panic!("a full device must fail"),
+        Err(e) => format!("{e:#}"),
+    };
     println!("--device gpu: {err}");
     assert!(err.contains("GPU 0"), "the error does not name the device: {err}");
     assert!(err.to_lowercase().contains("out of memory"), "not an out-of-memory error: {err}");
-    let (fell_back, _) = auto.prove(0, &srs, asg.clone(), r, s).expect("--device auto falls back to the CPU");
-    assert_eq!(fell_back.to_bytes(), cpu.to_bytes(), "the fallback proof differs from the CPU proof");
+    let fell_back = auto.prove(0, &srs, asg.clone(), r, s).expect("--device auto falls back to the CPU");
+    assert!(fell_back.spent.is_none(), "the fallback did not prove on the CPU (it consumes the assignment)");
+    assert_eq!(fell_back.proof.to_bytes(), cpu.to_bytes(), "the fallback proof differs from the CPU proof");
 
     drop(held);
-    let (gpu, _) = strict.prove(0, &srs, asg.clone(), r, s).expect("the GPU proves once memory is free");
-    assert_eq!(gpu.to_bytes(), cpu.to_bytes(), "GPU proof after the failure differs");
+    let gpu = strict.prove(0, &srs, asg.clone(), r, s).expect("the GPU proves once memory is free");
+    assert_eq!(gpu.proof.to_bytes(), cpu.to_bytes(), "GPU proof after the failure differs");
 }
 
 #[test]

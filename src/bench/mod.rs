@@ -51,10 +51,9 @@ impl Events for BenchEvents {
             Some(b) => b.inc(1),
             // Not a terminal (a log file, a script): one line per partition instead of a bar,
             // so a run cut short still shows how far it came.
-            None => eprintln!(
-                "{:9.3} s  proof {proof} partition {partition} done",
-                self.started.elapsed().as_secs_f64()
-            ),
+            None => {
+                eprintln!("{:9.3} s  proof {proof} partition {partition} done", self.started.elapsed().as_secs_f64())
+            }
         }
     }
     fn proof_done(&self, proof: usize, bytes: &[u8]) -> Result<()> {

@@ -65,7 +65,43 @@ impl Density {
 
     /// Indices of the variables that occur, in order.
     pub fn iter_set(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.len).filter(move |&i| self.get(i))
+        self.iter_set_from(&[], 0)
+    }
+
+    /// The number of occurring variables before each 64-bit word: with it,
+    /// [`Density::iter_set_from`] starts anywhere without walking the words before.
+    pub fn ranks(&self) -> Vec<usize> {
+        let mut before = 0;
+        self.words
+            .iter()
+            .map(|w| {
+                let r = before;
+                before += w.count_ones() as usize;
+                r
+            })
+            .collect()
+    }
+
+    /// The indices of the occurring variables from the `k`-th one on (k from 0), in order.
+    /// `ranks` is [`Density::ranks`]; with k = 0 it may be empty.
+    pub fn iter_set_from<'a>(&'a self, ranks: &'a [usize], k: usize) -> impl Iterator<Item = usize> + 'a {
+        debug_assert!(k == 0 || !ranks.is_empty(), "iter_set_from needs the ranks past the first bit");
+        // The word holding the k-th set bit: the last one with fewer than k + 1 bits before it.
+        let w = ranks.partition_point(|&r| r <= k).saturating_sub(1);
+        let mut first = self.words.get(w).copied().unwrap_or(0);
+        for _ in 0..k - ranks.get(w).copied().unwrap_or(0) {
+            first &= first.wrapping_sub(1); // drops the lowest set bit
+        }
+        let rest = self.words.iter().copied().enumerate().skip(w + 1);
+        std::iter::once((w, first)).chain(rest).flat_map(|(i, mut bits)| {
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    i * 64 + b
+                })
+            })
+        })
     }
 }
 
@@ -85,6 +121,32 @@ mod tests {
         assert_eq!(d.count(), 4);
         assert!(d.get(63) && d.get(64) && !d.get(65));
         assert_eq!(d.iter_set().collect::<Vec<_>>(), vec![0, 63, 64, 129]);
+    }
+
+    #[test]
+    fn iter_set_from_any_rank_is_the_tail_of_iter_set() {
+        let mut rng = 0x9e3779b97f4a7c15u64;
+        for len in [0usize, 1, 63, 64, 65, 200, 1000] {
+            for fill in [0u64, 1, 8, 32, 64] {
+                let mut d = Density::default();
+                d.grow(len);
+                for i in 0..len {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    if rng % 64 < fill {
+                        d.set(i);
+                    }
+                }
+                let all: Vec<usize> = (0..len).filter(|&i| d.get(i)).collect();
+                assert_eq!(d.iter_set().collect::<Vec<_>>(), all, "len {len} fill {fill}");
+                let ranks = d.ranks();
+                for k in 0..=all.len() + 1 {
+                    let tail: Vec<usize> = d.iter_set_from(&ranks, k).collect();
+                    assert_eq!(tail, all[k.min(all.len())..], "len {len} fill {fill} from {k}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -41,6 +41,52 @@ impl Assignment {
         let inputs = self.b_input_density.iter_set().map(|i| &self.inputs[i]);
         inputs.chain(self.b_aux_density.iter_set().map(|i| &self.aux[i]))
     }
+
+    /// [`Assignment::a_query_scalars`] with random access, for gathering them in parallel.
+    pub fn a_query(&self) -> QueryScalars<'_> {
+        QueryScalars::new(self.inputs.iter().collect(), &self.aux, &self.a_aux_density)
+    }
+
+    /// [`Assignment::b_query_scalars`] with random access, for gathering them in parallel.
+    pub fn b_query(&self) -> QueryScalars<'_> {
+        let inputs = self.b_input_density.iter_set().map(|i| &self.inputs[i]).collect();
+        QueryScalars::new(inputs, &self.aux, &self.b_aux_density)
+    }
+}
+
+/// One query's scalars in point order (its inputs, then the aux variables its density
+/// selects), readable from any position without walking the ones before: chunks of a query
+/// can be gathered on separate cores (the GPU prover stages them for upload that way).
+pub struct QueryScalars<'a> {
+    inputs: Vec<&'a Scalar>,
+    aux: &'a [Scalar],
+    density: &'a Density,
+    ranks: Vec<usize>,
+    len: usize,
+}
+
+impl<'a> QueryScalars<'a> {
+    fn new(inputs: Vec<&'a Scalar>, aux: &'a [Scalar], density: &'a Density) -> Self {
+        let ranks = density.ranks();
+        let len = inputs.len() + density.count();
+        QueryScalars { inputs, aux, density, ranks, len }
+    }
+
+    /// Number of scalars (= points of the query).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The scalars from position `first` on, in point order.
+    pub fn iter_from(&self, first: usize) -> impl Iterator<Item = &'a Scalar> + '_ {
+        let head = self.inputs.get(first..).unwrap_or(&[]).iter().copied();
+        let k = first.saturating_sub(self.inputs.len());
+        head.chain(self.density.iter_set_from(&self.ranks, k).map(|i| &self.aux[i]))
+    }
 }
 
 /// The recording constraint system. Create with [`WitnessCs::new`], run the circuit, then
@@ -183,5 +229,46 @@ impl ConstraintSystem<Scalar> for WitnessCs {
 
     fn get_root(&mut self) -> &mut Self::Root {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A query read from any position is the tail of the query read from the start.
+    #[test]
+    fn query_scalars_from_any_position() {
+        let n = 300;
+        let scalar = |i: u64| Scalar::from(i * 7 + 1);
+        let mut asg = Assignment {
+            inputs: (0..5).map(scalar).collect(),
+            aux: (100..100 + n as u64).map(scalar).collect(),
+            a: vec![],
+            b: vec![],
+            c: vec![],
+            a_aux_density: Density::default(),
+            b_input_density: Density::default(),
+            b_aux_density: Density::default(),
+        };
+        asg.a_aux_density.grow(n);
+        asg.b_aux_density.grow(n);
+        asg.b_input_density.grow(5);
+        for i in (0..n).filter(|i| i % 3 != 0 || i % 64 == 0) {
+            asg.a_aux_density.set(i);
+        }
+        for i in (70..n).filter(|i| i % 5 == 1) {
+            asg.b_aux_density.set(i);
+        }
+        asg.b_input_density.set(0);
+        asg.b_input_density.set(3);
+        let a: Vec<&Scalar> = asg.a_query_scalars().collect();
+        let b: Vec<&Scalar> = asg.b_query_scalars().collect();
+        for (q, all) in [(asg.a_query(), a), (asg.b_query(), b)] {
+            assert_eq!(q.len(), all.len());
+            for first in 0..=all.len() {
+                assert!(q.iter_from(first).eq(all[first..].iter().copied()), "from {first}");
+            }
+        }
     }
 }

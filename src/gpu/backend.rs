@@ -6,9 +6,7 @@ use blstrs::Scalar;
 
 use super::prover::GpuProver;
 use crate::circuit::Assignment;
-use crate::cpu::prover::ProveTimings;
-use crate::groth16::Proof;
-use crate::pipeline::backend::Backend;
+use crate::pipeline::backend::{Backend, Proved};
 use crate::srs::ParamsFile;
 
 pub struct GpuBackend {
@@ -50,25 +48,19 @@ impl Backend for GpuBackend {
             })
             .collect()
     }
-    /// Host memory of the device phase: the A and B scalars gathered for upload (32 B per
-    /// domain point each, at most) and the staging of streamed points.
-    fn working_bytes(&self, domain: usize) -> u64 {
-        domain as u64 * 64 + (512u64 << 20)
+    /// Host memory of the device phase: the pinned staging of uploads (the A and B scalars are
+    /// gathered straight into it) and of streamed points; none grows with the domain.
+    fn working_bytes(&self, _domain: usize) -> u64 {
+        (128u64 << 20) + (512u64 << 20)
     }
-    fn prove(
-        &self,
-        device: usize,
-        srs: &ParamsFile,
-        asg: Assignment,
-        r: Scalar,
-        s: Scalar,
-    ) -> Result<(Proof, ProveTimings)> {
+    fn prove(&self, device: usize, srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<Proved> {
         let p = &self.provers[device];
         match p.prove(srs, &asg, r, s) {
-            Ok(done) => Ok(done),
+            Ok((proof, timings)) => Ok(Proved { proof, timings, spent: Some(asg) }),
             Err(e) if self.fallback => {
                 eprintln!("warning: {e:#}; proving this partition on the CPU instead");
-                crate::cpu::prover::prove(srs, asg, r, s)
+                let (proof, timings) = crate::cpu::prover::prove(srs, asg, r, s)?;
+                Ok(Proved { proof, timings, spent: None })
             }
             Err(e) => Err(e),
         }

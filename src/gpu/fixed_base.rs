@@ -83,7 +83,7 @@ impl FixedBaseGpu {
             dev_scalars: gpu.alloc(chunk)?,
             dev_points: gpu.alloc(bytes)?,
         };
-        let gpu = Gpu { ctx: gpu.ctx.clone(), stream: gpu.stream.clone() };
+        let gpu = gpu.share();
         gpu.stream.synchronize()?;
         Ok(FixedBaseGpu { gpu, module, tables, chunk, staging: Mutex::new(staging) })
     }

@@ -14,6 +14,7 @@
 //! - [`ntt`]      — NTT over Fr and the H polynomial pipeline.
 //! - [`msm`]      — Pippenger MSM over G1 and G2 with the 0/1 scalar split.
 //! - [`fixed_base`] — s·G of the generators to encoded points, for `params setup`.
+//! - [`staging`]  — large host-to-device uploads through pinned, double-buffered staging.
 //!
 //! Without a driver or a device every entry point returns
 //! [`GpuError::NoGpu`]; nothing panics, so callers fall back to the CPU.
@@ -30,6 +31,7 @@ pub mod prover;
 pub mod ptx;
 pub mod selftest;
 pub mod srs;
+pub mod staging;
 
 pub use driver::{Context, Device, DeviceBuffer, Event, GpuError, Module, PinnedBuffer, Result, Stream};
 
@@ -39,6 +41,8 @@ use std::sync::Arc;
 pub struct Gpu {
     pub ctx: Arc<Context>,
     pub stream: Arc<Stream>,
+    /// Pinned buffers for [`Gpu::upload_with`], made on first use.
+    staging: staging::StagingSlot,
 }
 
 impl Gpu {
@@ -47,7 +51,12 @@ impl Gpu {
         let dev = Device::get(ordinal)?;
         let ctx = Context::new(dev)?;
         let stream = Stream::new(&ctx)?;
-        Ok(Gpu { ctx, stream })
+        Ok(Gpu { ctx, stream, staging: Default::default() })
+    }
+
+    /// Another handle on the same context and stream (its own staging buffers).
+    pub fn share(&self) -> Gpu {
+        Gpu { ctx: self.ctx.clone(), stream: self.stream.clone(), staging: Default::default() }
     }
 
     /// JIT-loads the embedded module `name`.
@@ -58,12 +67,5 @@ impl Gpu {
 
     pub fn alloc<T: driver::Pod>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         DeviceBuffer::alloc(&self.stream, len)
-    }
-
-    /// Allocates a device buffer holding a copy of `src`.
-    pub fn upload<T: driver::Pod>(&self, src: &[T]) -> Result<DeviceBuffer<T>> {
-        let mut b = self.alloc(src.len())?;
-        b.copy_from_host(src)?;
-        Ok(b)
     }
 }

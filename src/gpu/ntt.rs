@@ -181,8 +181,10 @@ impl Ntt {
             if v.len() < n {
                 d.fill_bytes(0)?;
             }
-            // SAFETY: `v` outlives the copy: the stream is synchronized before returning.
-            unsafe { d.copy_from_host_at_async(0, scalar_words(v))? };
+            let words = scalar_words(v);
+            gpu.upload_into(&mut d, 0, words.len(), |first, dst: &mut [u32]| {
+                dst.copy_from_slice(&words[first..first + dst.len()])
+            })?;
             bufs.push(d);
         }
         let mut tmp = gpu.alloc::<u32>(n * WORDS)?;

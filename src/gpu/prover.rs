@@ -18,6 +18,7 @@ use super::msm::{Msm, Points};
 use super::ntt::Ntt;
 use super::srs::{resident_bytes, ResidentSrs};
 use super::{DeviceBuffer, Gpu, Module};
+use crate::circuit::witness::QueryScalars;
 use crate::circuit::Assignment;
 use crate::cpu::prover::{query_results, ProveTimings};
 use crate::groth16::prove::{assemble, shape_of};
@@ -140,17 +141,13 @@ impl GpuProver {
         t.l_msm = clock.elapsed();
 
         let clock = Instant::now();
-        let a_scalars: Vec<Scalar> = asg.a_query_scalars().copied().collect();
-        let a_dev = self.upload(&a_scalars)?;
-        drop(a_scalars);
+        let a_dev = self.upload_query(&asg.a_query())?;
         let a = self.msm.msm_g1(gpu, points(SectionKind::A), &a_dev, 0).with_context(|| format!("{label}: A MSM"))?;
         drop(a_dev);
         t.a_msm = clock.elapsed();
 
-        let b_scalars: Vec<Scalar> = asg.b_query_scalars().copied().collect();
-        let b_dev = self.upload(&b_scalars)?;
-        drop(b_scalars);
         let clock = Instant::now();
+        let b_dev = self.upload_query(&asg.b_query())?;
         let b_g1 =
             self.msm.msm_g1(gpu, points(SectionKind::BG1), &b_dev, 0).with_context(|| format!("{label}: B G1 MSM"))?;
         t.b_g1_msm = clock.elapsed();
@@ -165,5 +162,18 @@ impl GpuProver {
     /// Copies scalars to the device (8 words each, Montgomery form, as blstrs holds them).
     fn upload(&self, v: &[Scalar]) -> Result<DeviceBuffer<u32>> {
         self.gpu.upload(scalar_words(v)).with_context(|| format!("{}: uploading scalars", self.label()))
+    }
+
+    /// Gathers a query's scalars into the staging buffers on all cores and uploads them.
+    fn upload_query(&self, q: &QueryScalars) -> Result<DeviceBuffer<u32>> {
+        self.gpu
+            .upload_with(q.len() * 8, |first, dst: &mut [u32]| {
+                // Staging chunks and tasks are whole scalars (powers of two of at least 8 words).
+                debug_assert!(first.is_multiple_of(8) && dst.len().is_multiple_of(8));
+                for (d, s) in dst.chunks_exact_mut(8).zip(q.iter_from(first / 8)) {
+                    d.copy_from_slice(scalar_words(std::slice::from_ref(s)));
+                }
+            })
+            .with_context(|| format!("{}: uploading query scalars", self.label()))
     }
 }

@@ -20,14 +20,16 @@ pub trait Backend: Send + Sync {
     /// `domain` points (its share of the memory budget, per device).
     fn working_bytes(&self, domain: usize) -> u64;
     /// Proves one synthesized partition with randomness (r, s) on device `device`.
-    fn prove(
-        &self,
-        device: usize,
-        srs: &ParamsFile,
-        asg: Assignment,
-        r: Scalar,
-        s: Scalar,
-    ) -> Result<(Proof, ProveTimings)>;
+    fn prove(&self, device: usize, srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<Proved>;
+}
+
+/// A backend's result: the proof, its timings, and the assignment when the backend only read
+/// it, for the pipeline to free after the device lock (at 32GiB it is ~17 GB, a second of
+/// unmapping that would otherwise hold the device).
+pub struct Proved {
+    pub proof: Proof,
+    pub timings: ProveTimings,
+    pub spent: Option<Assignment>,
 }
 
 /// The CPU prover ([`crate::cpu::prover`]). Its "device" is the machine's cores (the rayon
@@ -69,15 +71,9 @@ impl Backend for Cpu {
         let b = domain as u64 * (32 + 32 + 96);
         b + b / 4
     }
-    fn prove(
-        &self,
-        _device: usize,
-        srs: &ParamsFile,
-        asg: Assignment,
-        r: Scalar,
-        s: Scalar,
-    ) -> Result<(Proof, ProveTimings)> {
-        crate::cpu::prover::prove(srs, asg, r, s)
+    fn prove(&self, _device: usize, srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<Proved> {
+        let (proof, timings) = crate::cpu::prover::prove(srs, asg, r, s)?;
+        Ok(Proved { proof, timings, spent: None })
     }
 }
 

@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use super::backend::Backend;
+use super::backend::{Backend, Proved};
 use super::budget::{self, Demand, MemoryPlan};
 use super::{Record, Stages};
 use crate::circuit::{circuits_from_c1, Assignment, CircuitsDyn, SectorIdentity};
 use crate::cpu::prover::ProveTimings;
-use crate::groth16::{randomness, PreparedVerifyingKey, Proof, PROOF_BYTES};
+use crate::groth16::{randomness, PreparedVerifyingKey, PROOF_BYTES};
 use crate::input::{C1Input, PorepKind};
 use crate::srs::{self, ParamsFile};
 
@@ -183,7 +183,7 @@ struct PorepStages<'a> {
 impl Stages for PorepStages<'_> {
     type Job = Job;
     type Synth = Assignment;
-    type Proved = (Proof, ProveTimings, usize);
+    type Proved = (Proved, usize);
 
     fn synthesize(&self, job: &Job) -> Result<Assignment> {
         let input = &self.plan.inputs[job.input];
@@ -193,19 +193,22 @@ impl Stages for PorepStages<'_> {
             .with_context(|| format!("proof {} partition {} ({})", job.proof, job.partition, input.name))
     }
 
-    fn device(&self, device: usize, job: &Job, asg: Assignment) -> Result<(Proof, ProveTimings, usize)> {
+    fn device(&self, device: usize, job: &Job, asg: Assignment) -> Result<(Proved, usize)> {
         let input = &self.plan.inputs[job.input];
         let constraints = asg.num_constraints();
         let seed = self.plan.seed.map(|s| s.wrapping_add(job.proof as u64));
         let (r, s) = randomness(seed, job.partition);
-        let (p, t) = self
+        let proved = self
             .backend
             .prove(device, &input.srs, asg, r, s)
             .with_context(|| format!("proof {} partition {} ({})", job.proof, job.partition, input.name))?;
-        Ok((p, t, constraints))
+        Ok((proved, constraints))
     }
 
-    fn finish(&self, job: &Job, (p, timings, constraints): (Proof, ProveTimings, usize), rec: &Record) -> Result<()> {
+    fn finish(&self, job: &Job, (proved, constraints): (Proved, usize), rec: &Record) -> Result<()> {
+        // The device lock is free by now: the assignment's memory goes back here, off it.
+        let Proved { proof: p, timings, spent } = proved;
+        drop(spent);
         let input = &self.plan.inputs[job.input];
         let inputs = input.circuits.public_inputs(job.partition)?;
         if !input.pvk.verify(&p, &inputs)? {

@@ -73,7 +73,9 @@ impl<'a, G: Group> Source<'a, G> {
             let bytes = h.bytes;
             let src = &bytes[s * G::SER..(s + len) * G::SER];
             let dst = &mut h.pinned[k % 2][..len * G::SER];
-            dst.par_chunks_mut(1 << 20).zip(src.par_chunks(1 << 20)).for_each(|(d, s)| d.copy_from_slice(s));
+            crate::gpu::staging::staging_pool().install(|| {
+                dst.par_chunks_mut(1 << 20).zip(src.par_chunks(1 << 20)).for_each(|(d, s)| d.copy_from_slice(s))
+            });
         }
         Ok(())
     }
