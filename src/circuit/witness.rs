@@ -31,23 +31,12 @@ impl Assignment {
 
     /// The scalars of the `a` query, in point order: every input, then the aux variables that
     /// occur in A.
-    pub fn a_query_scalars(&self) -> impl Iterator<Item = &Scalar> + '_ {
-        self.inputs.iter().chain(self.a_aux_density.iter_set().map(|i| &self.aux[i]))
-    }
-
-    /// The scalars of the `b_g1` and `b_g2` queries, in point order: the inputs, then the aux
-    /// variables, that occur in B.
-    pub fn b_query_scalars(&self) -> impl Iterator<Item = &Scalar> + '_ {
-        let inputs = self.b_input_density.iter_set().map(|i| &self.inputs[i]);
-        inputs.chain(self.b_aux_density.iter_set().map(|i| &self.aux[i]))
-    }
-
-    /// [`Assignment::a_query_scalars`] with random access, for gathering them in parallel.
     pub fn a_query(&self) -> QueryScalars<'_> {
         QueryScalars::new(self.inputs.iter().collect(), &self.aux, &self.a_aux_density)
     }
 
-    /// [`Assignment::b_query_scalars`] with random access, for gathering them in parallel.
+    /// The scalars of the `b_g1` and `b_g2` queries, in point order: the inputs, then the aux
+    /// variables, that occur in B.
     pub fn b_query(&self) -> QueryScalars<'_> {
         let inputs = self.b_input_density.iter_set().map(|i| &self.inputs[i]).collect();
         QueryScalars::new(inputs, &self.aux, &self.b_aux_density)
@@ -236,7 +225,8 @@ impl ConstraintSystem<Scalar> for WitnessCs {
 mod tests {
     use super::*;
 
-    /// A query read from any position is the tail of the query read from the start.
+    /// A query read from any position is the tail of the query's definition: its inputs, then
+    /// the aux variables its density marks, in order.
     #[test]
     fn query_scalars_from_any_position() {
         let n = 300;
@@ -262,8 +252,12 @@ mod tests {
         }
         asg.b_input_density.set(0);
         asg.b_input_density.set(3);
-        let a: Vec<&Scalar> = asg.a_query_scalars().collect();
-        let b: Vec<&Scalar> = asg.b_query_scalars().collect();
+        fn marked<'a>(d: &Density, v: &'a [Scalar]) -> Vec<&'a Scalar> {
+            (0..d.len()).filter(|&i| d.get(i)).map(|i| &v[i]).collect()
+        }
+        let a: Vec<&Scalar> = asg.inputs.iter().chain(marked(&asg.a_aux_density, &asg.aux)).collect();
+        let mut b = marked(&asg.b_input_density, &asg.inputs);
+        b.extend(marked(&asg.b_aux_density, &asg.aux));
         for (q, all) in [(asg.a_query(), a), (asg.b_query(), b)] {
             assert_eq!(q.len(), all.len());
             for first in 0..=all.len() {

@@ -52,10 +52,10 @@ pub fn prove(srs: &ParamsFile, mut asg: Assignment, r: Scalar, s: Scalar) -> Res
     t.l_msm = clock.elapsed();
 
     let clock = Instant::now();
-    let a = query_g1(srs.raw(SectionKind::A), &Split::new(asg.a_query_scalars()));
+    let a = query_g1(srs.raw(SectionKind::A), &Split::new(asg.a_query().iter_from(0)));
     t.a_msm = clock.elapsed();
 
-    let b_split = Split::new(asg.b_query_scalars());
+    let b_split = Split::new(asg.b_query().iter_from(0));
     let clock = Instant::now();
     let b_g1 = query_g1(srs.raw(SectionKind::BG1), &b_split);
     t.b_g1_msm = clock.elapsed();

@@ -181,10 +181,7 @@ impl Ntt {
             if v.len() < n {
                 d.fill_bytes(0)?;
             }
-            let words = scalar_words(v);
-            gpu.upload_into(&mut d, 0, words.len(), |first, dst: &mut [u32]| {
-                dst.copy_from_slice(&words[first..first + dst.len()])
-            })?;
+            gpu.upload_slice_into(&mut d, 0, scalar_words(v))?;
             bufs.push(d);
         }
         let mut tmp = gpu.alloc::<u32>(n * WORDS)?;

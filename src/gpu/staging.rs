@@ -97,7 +97,14 @@ impl Gpu {
 
     /// Allocates a device buffer holding a copy of `src` (staged, see [`Gpu::upload_with`]).
     pub fn upload<T: Pod>(&self, src: &[T]) -> Result<DeviceBuffer<T>> {
-        self.upload_with(src.len(), |first, d: &mut [T]| d.copy_from_slice(&src[first..first + d.len()]))
+        let mut buf = self.alloc(src.len())?;
+        self.upload_slice_into(&mut buf, 0, src)?;
+        Ok(buf)
+    }
+
+    /// Copies `src` into elements `at..at + src.len()` of `dst` (staged).
+    pub fn upload_slice_into<T: Pod>(&self, dst: &mut DeviceBuffer<T>, at: usize, src: &[T]) -> Result<()> {
+        self.upload_into(dst, at, src.len(), |first, d: &mut [T]| d.copy_from_slice(&src[first..first + d.len()]))
     }
 }
 
