@@ -114,13 +114,13 @@ def agg_rank(f, key, counts, lane, lt):
 def digits_kernel():
     f = Fn("msm_digits", entry=True,
            params=[("scalars", "u64"), ("bitmap", "u64"), ("digits", "u64"), ("ranks", "u64"), ("counts", "u64"),
-                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32")],
-           doc="msm_digits: grid (x: scalar i < n, y: window w < max(nwin, 1)): digits[w*stride+i] = signed\n"
-               "c-bit digit w of scalar i (|d| | sign<<31, 0 = skip; zero for scalars 0 and 1),\n"
-               "ranks[w*stride+i] = its rank in bucket w*2^(c-1)+|d|-1 (counts[] is the histogram); grid row 0\n"
-               "also writes row nwin: 1 for the scalars equal to 1 (bucket nwin*2^(c-1)).\n"
-               "nwin = 0: batch-addition mode, row 0 = bit i of bitmap (no scalars).")
-    a = params(f, ["scalars", "bitmap", "digits", "ranks", "counts"], ["n", "c", "nwin", "stride"])
+                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32"), ("w0", "u32")],
+           doc="msm_digits: grid (x: scalar i < n, y: window w - w0 for the windows w0 <= w < max(nwin, 1) of\n"
+               "this launch): digits[w*stride+i] = signed c-bit digit w of scalar i (|d| | sign<<31, 0 = skip;\n"
+               "zero for scalars 0 and 1), ranks[w*stride+i] = its rank in bucket w*2^(c-1)+|d|-1 (counts[]\n"
+               "is the histogram); window 0 also writes row nwin: 1 for the scalars equal to 1 (bucket\n"
+               "nwin*2^(c-1)). nwin = 0: batch-addition mode, row 0 = bit i of bitmap (no scalars).")
+    a = params(f, ["scalars", "bitmap", "digits", "ranks", "counts"], ["n", "c", "nwin", "stride", "w0"])
     idx = gtid(f)
     lane, lt = f.t(), f.t()
     f.op("mov.u32", lane, "%laneid")
@@ -152,9 +152,10 @@ def digits_kernel():
     for r in s:
         f.op("mov.b32", r, 0)
     f.op("label", Lcls)
-    # ones row (row nwin, bucket NB = nwin << (c-1)): blocks of grid row 0
+    # ones row (row nwin, bucket NB = nwin << (c-1)): the blocks of window 0
     wsel = f.t()
     f.op("mov.u32", wsel, "%ctaid.y")
+    f.op("add.u32", wsel, wsel, a["w0"])
     cm1, nbk, key, flag = f.t(), f.t(), f.t(), f.t()
     f.op("sub.u32", cm1, a["c"], 1)
     Lwin = f.label("win")
@@ -336,16 +337,18 @@ def scan_kernels():
 def scatter_kernel():
     f = Fn("msm_scatter", entry=True,
            params=[("digits", "u64"), ("ranks", "u64"), ("offsets", "u64"), ("sorted", "u64"),
-                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32")],
-           doc="msm_scatter: grid (x: point i < n, y: row 0..nwin): for a non-zero digit word dw,\n"
+                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32"), ("w0", "u32")],
+           doc="msm_scatter: grid (x: point i < n, y: row - w0 for the rows w0 <= row <= nwin of this\n"
+               "launch): for a non-zero digit word dw,\n"
                "bucket b = row*2^(c-1) + |d| - 1 (row nwin: the ones bucket nwin*2^(c-1)),\n"
                "pos = offsets[b] + rank; sorted[pos] = (b, i | sign<<31), one 8-byte store (the\n"
                "stores are random: one sector each). Blocks run row by row, so the offsets read\n"
                "are those of one window at a time (L2-resident).")
-    a = params(f, ["digits", "ranks", "offsets", "sorted"], ["n", "c", "nwin", "stride"])
+    a = params(f, ["digits", "ranks", "offsets", "sorted"], ["n", "c", "nwin", "stride", "w0"])
     idx = gtid(f)
     rowy, row = f.t(), f.t()
     f.op("mov.u32", rowy, "%ctaid.y")
+    f.op("add.u32", rowy, rowy, a["w0"])
     end = f.label("end")
     bra(f, end, setp(f, "ge", idx, a["n"]))
     f.op("mad.lo.u32", row, rowy, a["stride"], idx)

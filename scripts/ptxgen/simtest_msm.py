@@ -142,7 +142,13 @@ def scan(S, counts, k, offsets):
     S.launch("msm_scan_apply", ntiles, msm.SCAN_B, counts=counts, offs=offs, out=offsets, k=k)
 
 
-def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=2, glog1=1):
+def window_groups(nwin, groups):
+    """The windows [w0, w1) of each sort group (src/gpu/msm/pipeline.rs: window_groups)."""
+    g = max(1, min(groups, max(nwin, 1)))
+    return [(nwin * i // g, nwin * (i + 1) // g) for i in range(g)]
+
+
+def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=2, glog1=1, groups=1):
     g, W, XW = G.name, G.W, 4 * G.W
     batch = bitmap is not None
     nwin = 0 if batch else -(-256 // c)
@@ -161,28 +167,40 @@ def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=
     for s0 in range(0, n, m):
         ln = min(m, n - s0)
         S.fill(counts, K)
-        S.launch("msm_digits", (-(-ln // 32), max(nwin, 1)), 32, scalars=(scalars or 0) + 32 * s0, bitmap=(bitmap or 0) + s0 // 8,
-                 digits=digits, ranks=ranks, counts=counts, n=ln, c=c, nwin=nwin, stride=m)
-        scan(S, counts, K, offsets)
-        S.launch("msm_scatter", (-(-ln // B), rows), B, digits=digits, ranks=ranks, offsets=offsets, sorted=srt,
-                 n=ln, c=c, nwin=nwin, stride=m)
-        total = S.rd(offsets + 4 * K)
-        if total == 0:
-            continue
-        n1 = -(-total // T)
-        rec = [(S.alloc(n1), S.alloc(n1 * XW))]
-        scratch = S.alloc(n1 * 2 * W)
-        S.launch(f"msm_{g}_accumulate", -(-n1 // B), B, ids=srt, items=srt + 4, points=pts + 4 * 2 * W * s0,
-                 buckets=buckets, out_ids=rec[0][0], out_pts=rec[0][1], scratch=scratch, N=total, T=T)
-        N, levels = n1, 0
-        while N > 1:
-            n2 = -(-N // T2)
-            out = (S.alloc(n2), S.alloc(n2 * XW))
-            S.launch(f"msm_{g}_reduce_runs", -(-n2 // B), B, ids=rec[-1][0], items=rec[-1][1], points=0,
-                     buckets=buckets, out_ids=out[0], out_pts=out[1], scratch=0, N=N, T=T2)
-            rec.append(out)
-            N, levels = n2, levels + 1
-        assert all(x == msm.NONE for x in S.words(rec[-1][0], N)), "records left after the last level"
+        # every group's digits, scan and scatter (one stream on the device), then each group's
+        # accumulation from its own region of the sorted list
+        sorted_groups = []
+        for w0, w1 in window_groups(nwin, groups):
+            last = w1 == nwin
+            S.launch("msm_digits", (-(-ln // 32), max(w1 - w0, 1)), 32, scalars=(scalars or 0) + 32 * s0,
+                     bitmap=(bitmap or 0) + s0 // 8, digits=digits, ranks=ranks, counts=counts, n=ln, c=c,
+                     nwin=nwin, stride=m, w0=w0)
+            k0, k1 = w0 * nb, (K if last else w1 * nb)
+            scan(S, counts + 4 * k0, k1 - k0, offsets + 4 * k0)
+            base = w0 * m
+            S.launch("msm_scatter", (-(-ln // B), w1 - w0 + int(last)), B, digits=digits, ranks=ranks,
+                     offsets=offsets, sorted=srt + 8 * base, n=ln, c=c, nwin=nwin, stride=m, w0=w0)
+            total = S.rd(offsets + 4 * k1)
+            assert base + total <= cap, "a group overflows its region of the sorted list"
+            sorted_groups.append((base, total))
+        for base, total in sorted_groups:
+            if total == 0:
+                continue
+            n1 = -(-total // T)
+            rec = [(S.alloc(n1), S.alloc(n1 * XW))]
+            scratch = S.alloc(n1 * 2 * W)
+            S.launch(f"msm_{g}_accumulate", -(-n1 // B), B, ids=srt + 8 * base, items=srt + 8 * base + 4,
+                     points=pts + 4 * 2 * W * s0, buckets=buckets, out_ids=rec[0][0], out_pts=rec[0][1],
+                     scratch=scratch, N=total, T=T)
+            N, levels = n1, 0
+            while N > 1:
+                n2 = -(-N // T2)
+                out = (S.alloc(n2), S.alloc(n2 * XW))
+                S.launch(f"msm_{g}_reduce_runs", -(-n2 // B), B, ids=rec[-1][0], items=rec[-1][1], points=0,
+                         buckets=buckets, out_ids=out[0], out_pts=out[1], scratch=0, N=N, T=T2)
+                rec.append(out)
+                N, levels = n2, levels + 1
+            assert all(x == msm.NONE for x in S.words(rec[-1][0], N)), "records left after the last level"
     if batch:
         return toy.dec(S.words(buckets + 4 * NB * XW, XW))
     # bucket reduction
@@ -221,11 +239,11 @@ def pipeline(G, seed):
     S = KSim(fns, calls, {msm.SH: 0, msm.SPILL: 1 << 16})
     gen_vals = [rnd.randrange(1, Q) for _ in range(8)]
     cases = []
-    # (n, chunk, c, T, T2, glog1, scalar kind)
-    cases.append((100, 32, 8, 3, 2, 1, "mix"))
-    cases.append((45, 64, 7, 5, 3, 2, "mix"))
-    cases.append((70, 32, 6, 2, 2, 0, "skew"))
-    for n, chunk, c, T, T2, glog1, kind in cases:
+    # (n, chunk, c, T, T2, glog1, scalar kind, sort groups)
+    cases.append((100, 32, 8, 3, 2, 1, "mix", 1))
+    cases.append((45, 64, 7, 5, 3, 2, "mix", 3))
+    cases.append((70, 32, 6, 2, 2, 0, "skew", 43))
+    for n, chunk, c, T, T2, glog1, kind, groups in cases:
         vals = [rnd.randrange(1, Q) for _ in range(n)]
         for i in range(0, n, 9):
             vals[i] = 0  # infinity
@@ -239,8 +257,8 @@ def pipeline(G, seed):
         pts = S.alloc(n * 2 * G.W, sum((toy.aff(v) for v in vals), []))
         scal = S.alloc(n * 8, sum((mont(s) for s in sc), []))
         want = sum(s * v for s, v in zip(sc, vals)) % Q
-        got = run(S, G, toy, pts, n, scalars=scal, chunk=chunk, c=c, T=T, T2=T2, glog1=glog1)
-        assert got == want, (G.name, n, chunk, c, kind, got, want)
+        got = run(S, G, toy, pts, n, scalars=scal, chunk=chunk, c=c, T=T, T2=T2, glog1=glog1, groups=groups)
+        assert got == want, (G.name, n, chunk, c, kind, groups, got, want)
         # dense count
         ctr = S.alloc(1, [0])
         S.launch("msm_count_dense", -(-n // B), B, scalars=scal, counter=ctr, n=n)

@@ -36,6 +36,9 @@ pub struct KernelArgs {
     /// Only the field/curve throughput table
     #[arg(long)]
     arith_only: bool,
+    /// Only the prover-kernel rows whose name contains this, e.g. "G1 MSM 2^26" (no throughput table)
+    #[arg(long, conflicts_with = "arith_only")]
+    only: Option<String>,
 }
 
 #[derive(Args)]
@@ -74,9 +77,11 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
     let args = match cmd {
         BenchCmd::Porep(args) => args,
         BenchCmd::Kernels(k) => {
-            println!("{}", filsnark::gpu::bench::kernels()?);
+            if k.only.is_none() {
+                println!("{}", filsnark::gpu::bench::kernels()?);
+            }
             if !k.arith_only {
-                println!("{}", filsnark::gpu::bench::prover_kernels(k.max_log)?);
+                println!("{}", filsnark::gpu::bench::prover_kernels(k.max_log, k.only.as_deref())?);
             }
             return Ok(());
         }

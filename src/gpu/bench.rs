@@ -238,13 +238,16 @@ impl fmt::Display for StageReport {
 }
 
 /// Runs the prover-kernel benchmarks on device 0. `max_log` bounds the sizes (27 = issue 5's
-/// list: NTT and H at 2^27, G1 MSM 2^26, G2 MSM 2^24, batch addition 2^27).
-pub fn prover_kernels(max_log: u32) -> Result<StageReport> {
+/// list: NTT and H at 2^27, G1 MSM 2^26, G2 MSM 2^24, batch addition 2^27); `only` keeps the rows
+/// whose name contains it.
+pub fn prover_kernels(max_log: u32, only: Option<&str>) -> Result<StageReport> {
     let gpu = Gpu::open(0)?;
     let device = super::Device::get(0)?.name()?;
     let mut rows = Vec::new();
-    let mut row = |name: String, ms: Result<f64>, floor: Option<f64>, sppark: Option<f64>| -> Result<()> {
-        rows.push(StageRow { name, median_ms: ms?, floor_ms: floor, sppark_ms: sppark });
+    let mut row = |name: String, ms: &dyn Fn() -> Result<f64>, floor: Option<f64>, sppark: Option<f64>| -> Result<()> {
+        if only.is_none_or(|o| name.contains(o)) {
+            rows.push(StageRow { name, median_ms: ms()?, floor_ms: floor, sppark_ms: sppark });
+        }
         Ok(())
     };
     let cap = |k: u32| k.min(max_log);
@@ -256,12 +259,12 @@ pub fn prover_kernels(max_log: u32) -> Result<StageReport> {
         } else {
             (None, None)
         };
-        row(format!("NTT 2^{k} forward"), super::ntt::bench_ntt(&gpu, k), floor, sp)?;
+        row(format!("NTT 2^{k} forward"), &|| super::ntt::bench_ntt(&gpu, k), floor, sp)?;
     }
     let k = cap(27);
     row(
         format!("H pipeline 2^{k} (7 NTTs + pointwise)"),
-        super::ntt::bench_h(&gpu, k),
+        &|| super::ntt::bench_h(&gpu, k),
         (k == 27).then_some(250.0),
         None,
     )?;
@@ -272,13 +275,14 @@ pub fn prover_kernels(max_log: u32) -> Result<StageReport> {
             26 => Some(558.0),
             _ => None,
         };
-        row(format!("G1 MSM 2^{k} dense"), super::msm::bench_msm_g1(&gpu, k), (k == 26).then_some(320.0), sp)?;
+        let floor = (k == 26).then_some(320.0);
+        row(format!("G1 MSM 2^{k} dense"), &|| super::msm::bench_msm_g1(&gpu, k), floor, sp)?;
     }
     let k = cap(24);
-    row(format!("G2 MSM 2^{k} dense"), super::msm::bench_msm_g2(&gpu, k), None, (k == 24).then_some(446.0))?;
+    row(format!("G2 MSM 2^{k} dense"), &|| super::msm::bench_msm_g2(&gpu, k), None, (k == 24).then_some(446.0))?;
     // Floor: 2^26 selected XYZZ mixed additions at the measured 2.62 G/s.
     let k = cap(27);
     let floor = (1u64 << (k - 1)) as f64 / 2.62e9 * 1e3;
-    row(format!("G1 batch add 2^{k}, half selected"), super::msm::bench_batch_add(&gpu, k), Some(floor), None)?;
+    row(format!("G1 batch add 2^{k}, half selected"), &|| super::msm::bench_batch_add(&gpu, k), Some(floor), None)?;
     Ok(StageReport { device, rows })
 }

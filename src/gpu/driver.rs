@@ -479,6 +479,7 @@ impl Function<'_> {
 }
 
 /// One kernel argument, held by value until the launch call returns.
+#[derive(Clone, Copy)]
 pub enum KernelArg {
     U32(u32),
     U64(u64),
@@ -515,10 +516,33 @@ impl Stream {
         Ok(Arc::new(Stream { s, ctx: ctx.clone() }))
     }
 
+    /// A non-blocking stream of priority `level`: 0 is the default, negative is more urgent
+    /// (clamped to the device's range, which is [-5, 0] on recent GPUs). The block scheduler
+    /// dispatches a waiting block of a more urgent stream first when an SM frees room.
+    pub fn with_priority(ctx: &Arc<Context>, level: i32) -> Result<Arc<Stream>> {
+        ctx.bind()?;
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: valid out-pointers, context current.
+        check(unsafe { sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) }, "cuCtxGetStreamPriorityRange")?;
+        let level = level.clamp(greatest.min(least), greatest.max(least));
+        let mut s = std::ptr::null_mut();
+        let flags = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32;
+        // SAFETY: valid out-pointer, context current.
+        check(unsafe { sys::cuStreamCreateWithPriority(&mut s, flags, level) }, "cuStreamCreateWithPriority")?;
+        Ok(Arc::new(Stream { s, ctx: ctx.clone() }))
+    }
+
     pub fn synchronize(&self) -> Result<()> {
         self.ctx.bind()?;
         // SAFETY: valid stream.
         check(unsafe { sys::cuStreamSynchronize(self.s) }, "cuStreamSynchronize")
+    }
+
+    /// Work queued on this stream after this call waits for `event` (as last recorded).
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: valid stream and event of the same context.
+        check(unsafe { sys::cuStreamWaitEvent(self.s, event.e, 0) }, "cuStreamWaitEvent")
     }
 
     pub fn context(&self) -> &Arc<Context> {

@@ -166,6 +166,32 @@ impl<T: Pod> DeviceBuffer<T> {
         )
     }
 
+    /// Device-to-host copy of elements `offset..offset + dst.len()`, ordered on `stream` rather
+    /// than the buffer's own (for work split over two streams).
+    ///
+    /// # Safety
+    /// `dst` must stay alive and untouched until `stream` has passed the copy (pinned, for the
+    /// copy to be asynchronous), and `stream` must be ordered after the buffer's allocation.
+    pub unsafe fn copy_to_host_on(&self, stream: &Stream, offset: usize, dst: &mut [T]) -> Result<()> {
+        if offset + dst.len() > self.len {
+            return Err(GpuError::Invalid(format!(
+                "copy of {} elements at {offset} from a buffer of {}",
+                dst.len(),
+                self.len
+            )));
+        }
+        self.stream.ctx.bind()?;
+        check(
+            sys::cuMemcpyDtoHAsync_v2(
+                dst.as_mut_ptr() as *mut c_void,
+                self.ptr + (offset * std::mem::size_of::<T>()) as u64,
+                std::mem::size_of_val(dst),
+                stream.s,
+            ),
+            "cuMemcpyDtoHAsync",
+        )
+    }
+
     /// Stream-ordered device-to-host copy.
     ///
     /// # Safety

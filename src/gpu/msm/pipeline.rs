@@ -4,7 +4,7 @@ use super::source::Source;
 use super::{Points, Weights};
 use crate::gpu::driver::{DeviceBuffer, KernelArg, Module};
 use crate::gpu::layout::Group;
-use crate::gpu::{Event, Gpu, Result};
+use crate::gpu::{Event, Gpu, PinnedBuffer, Result, Stream};
 use std::sync::{Arc, Mutex};
 
 /// Threads per block: element-wise kernels and scans; curve kernels (the G2 spill area in shared
@@ -52,20 +52,23 @@ pub(super) fn msm<G: Group>(
         let len = plan.chunk.min(n - s);
         let pts = src.upload(k, s, len)?;
         phases.mark("points")?;
-        run.signed_digits(w, s, len)?;
-        phases.mark("digits")?;
-        run.sort_by_bucket(len)?;
+        let groups = run.sort_chunk(w, s, len)?;
         if k + 1 < plan.chunks() {
             let s1 = s + plan.chunk;
             src.stage(k + 1, s1, plan.chunk.min(n - s1))?; // the CPU copies while the device sorts
         }
-        let total = run.read_total()?;
-        phases.mark("sort")?;
-        src.check(s, len)?;
-        let parts = run.accumulate_buckets(pts, total)?;
-        phases.mark("accumulate")?;
-        run.join_split_buckets(parts)?;
-        phases.mark("join")?;
+        for g in 0..groups {
+            let (base, total) = run.wait_sorted(g)?;
+            phases.mark("sort")?;
+            if g == 0 && host {
+                gpu.stream.synchronize()?; // the conversion's status words of this chunk
+                src.check(s, len)?;
+            }
+            let parts = run.accumulate_buckets(pts, base, total)?;
+            phases.mark("accumulate")?;
+            run.join_split_buckets(parts)?;
+            phases.mark("join")?;
+        }
     }
     let r = match w {
         Weights::Bitmap(_) => run.read_point(run.plan.ones()),
@@ -75,6 +78,12 @@ pub(super) fn msm<G: Group>(
     phases.report(G::NAME, &plan)?;
     cache.put(run.into_buffers());
     Ok(r)
+}
+
+/// Dynamic shared memory of the accumulation blocks (FILSNARK_MSM_ACC_SMEM bytes, default 0): a
+/// measurement knob that caps its blocks per SM and leaves room for the sort's blocks.
+fn acc_shared() -> u32 {
+    std::env::var("FILSNARK_MSM_ACC_SMEM").ok().and_then(|v| v.parse().ok()).unwrap_or(0).min(48 << 10)
 }
 
 /// Grid of the curve kernels for `threads` threads.
@@ -129,8 +138,50 @@ fn take(gpu: &Gpu, spare: &mut Vec<DeviceBuffer<u32>>, len: usize) -> Result<Dev
     }
 }
 
+/// Window groups of a chunk's sort (FILSNARK_MSM_GROUPS, at most one per window): the sort of
+/// group g+1 runs on its own stream while group g accumulates.
+const DEFAULT_GROUPS: u32 = 1;
+
+/// The windows [w0, w1) of each group (batch mode, nwin = 0: one group, the ones row alone).
+fn window_groups(nwin: u32) -> Vec<(u32, u32)> {
+    let want = std::env::var("FILSNARK_MSM_GROUPS").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_GROUPS);
+    let g = want.clamp(1, nwin.max(1));
+    (0..g).map(|i| (nwin * i / g, nwin * (i + 1) / g)).collect()
+}
+
+/// The sort's own stream, the group totals it copies back to the host and an event per group.
+/// Dropped first in [`Run`]: it waits for the stream, so no sort kernel outlives the buffers.
+struct Sorter {
+    stream: Arc<Stream>,
+    ready: Event,
+    sorted: Vec<Event>,
+    totals: PinnedBuffer<u32>,
+    groups: Vec<(u32, u32)>,
+}
+
+impl Sorter {
+    fn new(gpu: &Gpu, nwin: u32) -> Result<Sorter> {
+        let level = std::env::var("FILSNARK_MSM_SORT_PRIORITY").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+        let n = nwin.max(1) as usize;
+        Ok(Sorter {
+            stream: Stream::with_priority(&gpu.ctx, level)?,
+            ready: Event::new(&gpu.ctx)?,
+            sorted: (0..n).map(|_| Event::new(&gpu.ctx)).collect::<Result<_>>()?,
+            totals: PinnedBuffer::new(&gpu.ctx, n)?,
+            groups: Vec::new(),
+        })
+    }
+}
+
+impl Drop for Sorter {
+    fn drop(&mut self) {
+        let _ = self.stream.synchronize();
+    }
+}
+
 /// The device state of one MSM: buckets (persistent across chunks) and the chunk workspace.
 pub(super) struct Run<'a, G: Group> {
+    sorter: Sorter,
     gpu: &'a Gpu,
     m: &'a Module,
     pub plan: Plan,
@@ -164,6 +215,7 @@ impl<'a, G: Group> Run<'a, G> {
         let mut buckets = t(plan.buckets() * xyzz)?;
         buckets.fill_bytes(0)?; // every bucket at infinity (ZZ = 0)
         let run = Run {
+            sorter: Sorter::new(gpu, plan.nwin)?,
             gpu,
             m,
             plan,
@@ -213,20 +265,67 @@ impl<'a, G: Group> Run<'a, G> {
         format!("msm_{}_{what}", G::NAME.to_lowercase())
     }
 
-    /// Launches `name` on the MSM stream.
+    /// Launches `name` on `stream` with `shared` bytes of dynamic shared memory.
     ///
     /// # Safety
     /// `args` must match the kernel's parameter list (msm.py), and every buffer they name must be
     /// large enough for the threads launched and live until the stream has passed the launch.
-    unsafe fn launch(&self, name: &str, grid: (u32, u32), block: u32, args: &[KernelArg]) -> Result<()> {
+    unsafe fn launch_on(
+        &self,
+        stream: &Stream,
+        name: &str,
+        grid: (u32, u32),
+        block: u32,
+        shared: u32,
+        args: &[KernelArg],
+    ) -> Result<()> {
         let f = self.m.function(name)?;
-        f.launch_ex(&self.gpu.stream, grid, block, 0, args)
+        f.launch_ex(stream, grid, block, shared, args)
     }
 
-    /// Digits of the chunk's scalars (or its bitmap bits) and their ranks in the bucket histogram.
-    pub fn signed_digits(&mut self, w: Weights, s: usize, len: usize) -> Result<()> {
+    /// Launches `name` on the MSM stream.
+    ///
+    /// # Safety
+    /// As [`Run::launch_on`].
+    unsafe fn launch(&self, name: &str, grid: (u32, u32), block: u32, args: &[KernelArg]) -> Result<()> {
+        self.launch_on(&self.gpu.stream, name, grid, block, 0, args)
+    }
+
+    /// Enqueues the sort of the chunk, window group after window group, on the sort stream (after
+    /// the MSM stream's work so far: the previous chunk's accumulation reads the same buffers).
+    /// Returns the number of groups; [`Run::wait_sorted`] hands each one to the MSM stream.
+    pub fn sort_chunk(&mut self, w: Weights, s: usize, len: usize) -> Result<usize> {
         self.counts.fill_bytes(0)?;
+        self.sorter.ready.record(&self.gpu.stream)?;
+        self.sorter.stream.wait(&self.sorter.ready)?;
+        self.sorter.groups = window_groups(self.plan.nwin);
+        for g in 0..self.sorter.groups.len() {
+            self.signed_digits(w, s, len, g)?;
+            self.sort_by_bucket(len, g)?;
+        }
+        Ok(self.sorter.groups.len())
+    }
+
+    /// Buckets [k0, k1) of group g: its windows', and the ones bucket for the last group.
+    fn group_buckets(&self, g: usize) -> (usize, usize) {
+        let (w0, w1) = self.sorter.groups[g];
         let p = self.plan;
+        let k1 = if w1 == p.nwin { p.buckets() } else { w1 as usize * p.nb() };
+        (w0 as usize * p.nb(), k1)
+    }
+
+    /// First entry of group g's region of the sorted list: each window has at most `chunk`
+    /// non-zero digits, and a scalar equal to 1 has none, so the last group's windows leave room
+    /// for the ones.
+    fn group_base(&self, g: usize) -> usize {
+        self.sorter.groups[g].0 as usize * self.plan.chunk
+    }
+
+    /// Digits of group g's windows of the chunk's scalars (or its bitmap bits) and their ranks in
+    /// the bucket histogram; window 0 also writes the ones row.
+    fn signed_digits(&mut self, w: Weights, s: usize, len: usize, g: usize) -> Result<()> {
+        let p = self.plan;
+        let (w0, w1) = self.sorter.groups[g];
         let (sc, bm) = match w {
             Weights::Scalars(b) => (b.arg_at(8 * s)?, self.counts.arg()),
             Weights::Bitmap(b) => (self.counts.arg(), b.arg_at(s / 32)?),
@@ -241,67 +340,81 @@ impl<'a, G: Group> Run<'a, G> {
             KernelArg::U32(p.c),
             KernelArg::U32(p.nwin),
             KernelArg::U32(p.chunk as u32),
+            KernelArg::U32(w0),
         ];
-        let grid = (len.div_ceil(BLOCK as usize) as u32, p.nwin.max(1));
-        // SAFETY: msm_digits(scalars, bitmap, digits, ranks, counts, n, c, nwin, stride), grid row w:
-        // thread i < len reads scalar s+i (8 words, in range: n = scalars.len()/8) or bitmap word
-        // (s+i)/32 (s is a multiple of 32, bitmap.len() >= n/32 checked), writes row w (row 0 also
-        // row nwin) of digits and ranks at stride chunk >= len, and counts[] below buckets(). The
-        // unused pointer is never read.
-        unsafe { self.launch("msm_digits", grid, BLOCK, &args) }
+        let grid = (len.div_ceil(BLOCK as usize) as u32, (w1 - w0).max(1));
+        // SAFETY: msm_digits(scalars, bitmap, digits, ranks, counts, n, c, nwin, stride, w0), grid
+        // row y is window w0+y < max(nwin, 1): thread i < len reads scalar s+i (8 words, in range:
+        // n = scalars.len()/8) or bitmap word (s+i)/32 (s is a multiple of 32, bitmap.len() >= n/32
+        // checked), writes row w (window 0 also row nwin) of digits and ranks at stride chunk >= len,
+        // and counts[] below buckets(). The unused pointer is never read. The buffers were allocated
+        // on the MSM stream, which the sort stream waits for (sort_chunk).
+        unsafe { self.launch_on(&self.sorter.stream, "msm_digits", grid, BLOCK, 0, &args) }
     }
 
-    /// Counting sort of the chunk's digits by bucket: exclusive scan of the histogram, scatter.
-    pub fn sort_by_bucket(&mut self, len: usize) -> Result<()> {
+    /// Counting sort of group g's digits by bucket: exclusive scan of its buckets' histogram,
+    /// scatter into its region of the sorted list, its total copied back, its event recorded.
+    fn sort_by_bucket(&mut self, len: usize, g: usize) -> Result<()> {
         let p = self.plan;
-        let k = p.buckets();
+        let (w0, w1) = self.sorter.groups[g];
+        let (k0, k1) = self.group_buckets(g);
+        let k = k1 - k0;
         let ntiles = k.div_ceil(SCAN_TILE) as u32;
-        let tiles = [self.counts.arg(), self.tile_sums.arg(), KernelArg::U32(k as u32)];
+        let tiles = [self.counts.arg_at(k0)?, self.tile_sums.arg(), KernelArg::U32(k as u32)];
         let top = [self.tile_sums.arg(), self.tile_offs.arg(), KernelArg::U32(ntiles)];
-        let apply = [self.counts.arg(), self.tile_offs.arg(), self.offsets.arg(), KernelArg::U32(k as u32)];
+        let apply = [self.counts.arg_at(k0)?, self.tile_offs.arg(), self.offsets.arg_at(k0)?, KernelArg::U32(k as u32)];
         let scatter = [
             self.digits.arg(),
             self.ranks.arg(),
             self.offsets.arg(),
-            self.sorted.arg(),
+            self.sorted.arg_at(2 * self.group_base(g))?,
             KernelArg::U32(len as u32),
             KernelArg::U32(p.c),
             KernelArg::U32(p.nwin),
             KernelArg::U32(p.chunk as u32),
+            KernelArg::U32(w0),
         ];
-        // SAFETY: the scan kernels read counts[0..k) and write tile_sums[0..ntiles),
-        // tile_offs[0..=ntiles], offsets[0..=k], all allocated to those sizes; msm_scatter reads the
-        // digit rows written by msm_digits and writes each non-zero digit once, as a pair of words
-        // at offsets[b] + rank, below the chunk's number of non-zero digits <= entries().
+        let rows = w1 - w0 + u32::from(w1 == p.nwin);
+        let st = &self.sorter.stream;
+        // SAFETY: the scan kernels read counts[k0..k1) and write tile_sums[0..ntiles),
+        // tile_offs[0..=ntiles], offsets[k0..=k1] (group-relative), all inside buffers sized for
+        // every bucket; msm_scatter reads the digit rows w0..w1 (and the ones row for the last
+        // group) written by msm_digits and writes each non-zero digit once, as a pair of words at
+        // offsets[b] + rank of the group's region, which holds (w1 - w0) * chunk pairs (the last
+        // region runs to entries()). The totals slot g lives in the sorter until it is dropped,
+        // after the stream.
         unsafe {
-            self.launch("msm_scan_tiles", (ntiles, 1), BLOCK, &tiles)?;
-            self.launch("msm_scan_top", (1, 1), BLOCK, &top)?;
-            self.launch("msm_scan_apply", (ntiles, 1), BLOCK, &apply)?;
-            self.launch("msm_scatter", (len.div_ceil(BLOCK as usize) as u32, p.rows() as u32), BLOCK, &scatter)?;
+            self.launch_on(st, "msm_scan_tiles", (ntiles, 1), BLOCK, 0, &tiles)?;
+            self.launch_on(st, "msm_scan_top", (1, 1), BLOCK, 0, &top)?;
+            self.launch_on(st, "msm_scan_apply", (ntiles, 1), BLOCK, 0, &apply)?;
+            self.launch_on(st, "msm_scatter", (len.div_ceil(BLOCK as usize) as u32, rows), BLOCK, 0, &scatter)?;
+            self.offsets.copy_to_host_on(st, k1, &mut self.sorter.totals[g..g + 1])?;
         }
-        self.total.copy_from_device(0, &self.offsets, k, 1)
+        self.sorter.sorted[g].record(st)
     }
 
-    /// Number of sorted entries of the chunk (waits for the sort).
-    pub fn read_total(&self) -> Result<usize> {
-        let mut t = [0u32];
-        self.total.copy_to_host(&mut t)?;
-        Ok(t[0] as usize)
+    /// Waits (host) for group g's sort and orders the MSM stream after it: the group's first
+    /// sorted entry and its number of entries.
+    pub fn wait_sorted(&self, g: usize) -> Result<(usize, usize)> {
+        let ev = &self.sorter.sorted[g];
+        ev.synchronize()?;
+        self.gpu.stream.wait(ev)?;
+        Ok((self.group_base(g), self.sorter.totals[g] as usize))
     }
 
-    /// Adds the chunk's sorted entries into the buckets, T entries per thread whatever the bucket
+    /// Adds a group's sorted entries into the buckets, T entries per thread whatever the bucket
     /// sizes: a bucket that starts in a thread's range is added in place; the piece of a bucket
     /// that started in an earlier range goes to the thread's partial record. Returns the number
     /// of partial records (one per thread).
-    pub fn accumulate_buckets(&mut self, points: KernelArg, total: usize) -> Result<usize> {
+    pub fn accumulate_buckets(&mut self, points: KernelArg, base: usize, total: usize) -> Result<usize> {
         if total == 0 {
             return Ok(0);
         }
         let t = plan::entries_per_thread(total, self.sms);
         let nrec = total.div_ceil(t);
         let args = [
-            self.sorted.arg(),
-            self.sorted.arg_at(1)?,
+            self.sorted.arg_at(2 * base)?,
+            self.sorted.arg_at(2 * base + 1)?,
             points,
             self.buckets.arg(),
             self.rec[0].0.arg(),
@@ -311,11 +424,13 @@ impl<'a, G: Group> Run<'a, G> {
             KernelArg::U32(t as u32),
         ];
         // SAFETY: msm_G_accumulate(ids, items, points, buckets, out_ids, out_pts, scratch, N, T): ids
-        // and items are the two words of the sorted pairs (stride 8 bytes); thread j < ceil(N/T)
-        // reads pairs [jT, jT+T) of the sorted list (N <= entries()), the points
+        // and items are the two words of the sorted pairs (stride 8 bytes) from the group's first
+        // pair `base`; thread j < ceil(N/T) reads pairs [jT, jT+T) of the group (base + N <=
+        // entries(): the group's region), the points
         // they name (chunk-local indices < len, inside the chunk's points), buckets below buckets(),
         // and writes record j of rec[0] (capacity max_threads >= ceil(N/T)) and its scratch slot.
-        unsafe { self.launch(&self.kernel("accumulate"), ec_grid(nrec), EC_BLOCK, &args)? };
+        let name = self.kernel("accumulate");
+        unsafe { self.launch_on(&self.gpu.stream, &name, ec_grid(nrec), EC_BLOCK, acc_shared(), &args)? };
         Ok(nrec)
     }
 
