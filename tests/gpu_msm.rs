@@ -153,6 +153,29 @@ fn g2_msm_matches_blst() {
     check_sizes::<G2>(&[1, 3, 100, 4097, 65_537, 1 << 20]);
 }
 
+/// The sort in window groups on its own stream (FILSNARK_MSM_GROUPS: one group per window down
+/// to one for all) and a forced window with narrow windows (c = 13: 20 windows, 16 of 13 bits
+/// and 4 of 12) give the sum blst gives, on the device and streamed in chunks.
+#[test]
+#[ignore]
+fn window_groups_match_blst() {
+    let (gpu, msm) = setup();
+    let mut r = rng("groups");
+    let n = 70_001;
+    let p = points::<G1>(n, &mut r);
+    let s = scalars(n, &mut r);
+    let want = reference::<G1>(&p, &s);
+    let (dp, ds) = (upload_points::<G1>(&gpu, &p), upload_scalars(&gpu, &s));
+    for (groups, window, chunk) in [("1", "13", 0), ("3", "13", 0), ("20", "13", 0), ("7", "", 20_000), ("64", "", 0)] {
+        std::env::set_var("FILSNARK_MSM_GROUPS", groups);
+        std::env::set_var("FILSNARK_MSM_WINDOW", window);
+        let got = G1::gpu_msm(&msm, &gpu, Points::Device { buf: &dp, first: 0 }, &ds, chunk).unwrap();
+        assert!(G1::eq(&got, &want), "groups {groups}, window {window:?}, chunk {chunk}: differs from blst");
+    }
+    std::env::remove_var("FILSNARK_MSM_GROUPS");
+    std::env::remove_var("FILSNARK_MSM_WINDOW");
+}
+
 /// Small sizes only (the compute-sanitizer pass).
 #[test]
 #[ignore]

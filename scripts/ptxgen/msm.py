@@ -7,12 +7,15 @@ all-zero words used).
 Pipeline per chunk of m points (host: src/gpu/msm/):
   msm_count_dense  how many scalars are neither 0 nor 1 (sizes the window c).
   msm_digits       one thread per scalar: canonical form (fr_from_mont), 0/1
-                   classification, signed c-bit digits (msm_digit); every
+                   classification, the signed digits of every window in one
+                   carry chain (msm_digit; the lowest `wide` windows c bits,
+                   the rest c-1, 256 bits in all). Scalars equal to 1 are one
+                   more pseudo-window, row nwin, with the single bucket NB:
+                   the batch addition is the sum of that bucket.
+  msm_ranks        per window row (a group of rows per launch): every
                    non-zero digit takes a rank in its bucket from a
                    warp-aggregated atomic histogram (match.any: one atomic per
-                   distinct bucket in a warp). Scalars equal to 1 are one more
-                   pseudo-window, row nwin, with the single bucket NB: the
-                   batch addition is the sum of that bucket.
+                   distinct bucket in a warp).
   msm_scan_*       exclusive scan of the bucket counts (tiles of 2048, block
                    Hillis-Steele scans in shared memory) -> bucket offsets.
   msm_scatter      counting-sort scatter: (bucket id, point index | sign<<31)
@@ -32,7 +35,8 @@ Pipeline per chunk of m points (host: src/gpu/msm/):
                    running sum (run += B_j, tot += run from the top), then
                    segments of segments: T = sum_j T_j + L * sum_{j>=1} sum_{k>=j} R_k
                    (L = buckets per input segment, a power of two: doublings).
-  msm_G_windows    Horner over windows, sum_w 2^(c w) W_w, plus the ones bucket.
+  msm_G_windows    Horner over windows, sum_w 2^(o_w) W_w (o_w: the widths below w),
+                   plus the ones bucket.
 G1 keeps points in registers and calls g1_madd/g1_add/g1_dbl (Fp inlined in
 them); G2 works through memory operands (g2_*_m) on the buckets and records
 in place, as its registers do not hold two points.
@@ -397,9 +401,11 @@ def bucket_sums(G, first):
 def windows_kernel(G):
     g = G.name
     nm = f"msm_{g}_windows"
-    f = Fn(nm, entry=True, params=[("W", "u64"), ("ones", "u64"), ("out", "u64"), ("nwin", "u32"), ("c", "u32")],
-           doc=f"{nm}: one thread: out = sum_w 2^(c*w) W[w] (Horner from the top window) + *ones")
-    a = Ctx(f, G, ["W", "ones", "out"], ["nwin", "c"])
+    f = Fn(nm, entry=True, params=[("W", "u64"), ("ones", "u64"), ("out", "u64"), ("nwin", "u32"), ("c", "u32"),
+                                   ("wide", "u32")],
+           doc=f"{nm}: one thread: out = sum_w 2^(o_w) W[w] + *ones (Horner from the top window), where\n"
+               "window w starts at bit o_w: windows below `wide` are c bits wide, the others c-1")
+    a = Ctx(f, G, ["W", "ones", "out"], ["nwin", "c", "wide"])
     end = f.label("end")
     bra(f, end, setp(f, "ne", a.t, 0))
     res = Acc(a, lambda: a["out"])
@@ -415,7 +421,13 @@ def windows_kernel(G):
         Ld = f.label("w")
         f.op("sub.u32", i, w, 1)
         bra(f, Ld, setp(f, "eq", i, 0))
+        # shift by the width of window i-1, the next one down
+        f.op("sub.u32", i, i, 1)
         f.op("mov.u32", k, a["c"])
+        Lw = f.label("w")
+        bra(f, Lw, setp(f, "lt", i, a["wide"]))
+        f.op("sub.u32", k, k, 1)
+        f.op("label", Lw)
         count_loop(f, k, res.dbl)
         f.op("label", Ld)
     count_loop(f, w, step)

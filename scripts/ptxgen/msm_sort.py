@@ -113,94 +113,88 @@ def agg_rank(f, key, counts, lane, lt):
 
 def digits_kernel():
     f = Fn("msm_digits", entry=True,
-           params=[("scalars", "u64"), ("bitmap", "u64"), ("digits", "u64"), ("ranks", "u64"), ("counts", "u64"),
-                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32"), ("w0", "u32")],
-           doc="msm_digits: grid (x: scalar i < n, y: window w - w0 for the windows w0 <= w < max(nwin, 1) of\n"
-               "this launch): digits[w*stride+i] = signed c-bit digit w of scalar i (|d| | sign<<31, 0 = skip;\n"
-               "zero for scalars 0 and 1), ranks[w*stride+i] = its rank in bucket w*2^(c-1)+|d|-1 (counts[]\n"
-               "is the histogram); window 0 also writes row nwin: 1 for the scalars equal to 1 (bucket\n"
-               "nwin*2^(c-1)). nwin = 0: batch-addition mode, row 0 = bit i of bitmap (no scalars).")
-    a = params(f, ["scalars", "bitmap", "digits", "ranks", "counts"], ["n", "c", "nwin", "stride", "w0"])
+           params=[("scalars", "u64"), ("bitmap", "u64"), ("digits", "u64"),
+                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32"), ("wide", "u32")],
+           doc="msm_digits: one thread per scalar i < n: digits[w*stride+i] = signed digit w of scalar i\n"
+               "for every window w < nwin (|d| | sign<<31, 0 = skip; zero for scalars 0 and 1), windows\n"
+               "w < wide of c bits and the rest of c-1 (|d| <= 2^(c-1) either way); row nwin: 1 for the\n"
+               "scalars equal to 1 (the ones bucket nwin*2^(c-1)). One canonical conversion and one\n"
+               "carry chain per scalar. nwin = 0: batch-addition mode, row 0 = bit i of bitmap.")
+    a = params(f, ["scalars", "bitmap", "digits"], ["n", "c", "nwin", "stride", "wide"])
     idx = gtid(f)
-    lane, lt = f.t(), f.t()
-    f.op("mov.u32", lane, "%laneid")
-    f.op("mov.u32", lt, "%lanemask_lt")
     valid = setp(f, "lt", idx, a["n"])
-    batch = setp(f, "eq", a["nwin"], 0)
-    dense, one = f.t("p"), f.t("p")
-    s = f.ts(8)
-    Lbm, Lcls = f.label("bm"), f.label("cls")
-    bra(f, Lbm, batch)
-    c8 = load_canonical(f, a["scalars"], idx, valid)
-    for d, x in zip(s, c8):
-        f.op("mov.b32", d, x)
-    dn, on = classify(f, s, valid)
-    f.op("mov.pred", dense, dn)
-    f.op("mov.pred", one, on)
-    bra(f, Lcls)
-    f.op("label", Lbm)
-    w, bit, sh = f.t(), f.t(), f.t()
-    f.op("mov.b32", w, 0)
-    f.op("shr.u32", sh, idx, 5)
-    ld(f, elem(f, a["bitmap"], sh, 4), pred=f"@{valid}", dst=w)
-    f.op("and.b32", sh, idx, 31)
-    f.op("shr.u32", bit, w, sh)
-    f.op("and.b32", bit, bit, 1)
-    pb = setp(f, "eq", bit, 1)
-    f.op("and.pred", one, pb, valid)
-    f.op("setp.ne.u32", dense, idx, idx)  # false
-    for r in s:
-        f.op("mov.b32", r, 0)
-    f.op("label", Lcls)
-    # ones row (row nwin, bucket NB = nwin << (c-1)): the blocks of window 0
-    wsel = f.t()
-    f.op("mov.u32", wsel, "%ctaid.y")
-    f.op("add.u32", wsel, wsel, a["w0"])
-    cm1, nbk, key, flag = f.t(), f.t(), f.t(), f.t()
-    f.op("sub.u32", cm1, a["c"], 1)
-    Lwin = f.label("win")
-    bra(f, Lwin, setp(f, "ne", wsel, 0))
-    f.op("shl.b32", nbk, a["nwin"], cm1)
-    f.op("selp.b32", key, nbk, NONE, one)
-    rank = agg_rank(f, key, a["counts"], lane, lt)
-    row = f.t()
-    f.op("mad.lo.u32", row, a["nwin"], a["stride"], idx)
-    f.op("selp.b32", flag, 1, 0, one)
-    st(f, elem(f, a["digits"], row, 4), flag, pred=f"@{valid}")
-    st(f, elem(f, a["ranks"], row, 4), rank, pred=f"@{one}")
-    f.op("label", Lwin)
     end = f.label("end")
-    bra(f, end, batch)
-    # window wsel = grid row: the digits below it give its carry. The blocks run row by row,
-    # so the histogram atomics of one window at a time stay in L2.
-    carry, wi, rowi = f.t(), f.t(), f.t()
+    bra(f, end, valid, True)
+    Lbm = f.label("bm")
+    bra(f, Lbm, setp(f, "eq", a["nwin"], 0))
+    s = load_canonical(f, a["scalars"], idx, valid)
+    dense, one = classify(f, s, valid)
+    flag, row = f.t(), f.t()
+    f.op("selp.b32", flag, 1, 0, one)
+    f.op("mad.lo.u32", row, a["nwin"], a["stride"], idx)
+    st(f, elem(f, a["digits"], row, 4), flag)
+    # windows 0..nwin-1, each from the carry of the one below
+    carry, w, cw, narrow = f.t(), f.t(), f.t(), f.t()
     f.op("mov.b32", carry, 0)
-    f.op("mov.b32", wi, 0)
-    top, found = f.label("win"), f.label("win")
+    f.op("mov.b32", w, 0)
+    f.op("sub.u32", narrow, a["c"], 1)
+    top = f.label("win")
     res = f.ts(10)
     f.op("label", top)
-    f.op("call", "msm_digit", res, s + [carry, a["c"]])
+    f.op("selp.b32", cw, a["c"], narrow, setp(f, "lt", w, a["wide"]))
+    f.op("call", "msm_digit", res, s + [carry, cw])
     for d, x in zip(s, res[:8]):
         f.op("mov.b32", d, x)
     f.op("mov.b32", carry, res[8])
-    bra(f, found, setp(f, "eq", wi, wsel))
-    f.op("add.u32", wi, wi, 1)
-    bra(f, top)
-    f.op("label", found)
     dw = f.t()
     f.op("selp.b32", dw, res[9], 0, dense)
-    mag, k = f.t(), f.t()
+    f.op("mad.lo.u32", row, w, a["stride"], idx)
+    st(f, elem(f, a["digits"], row, 4), dw)
+    f.op("add.u32", w, w, 1)
+    bra(f, top, setp(f, "lt", w, a["nwin"]))
+    bra(f, end)
+    f.op("label", Lbm)
+    x, sh = f.t(), f.t()
+    f.op("shr.u32", sh, idx, 5)
+    ld(f, elem(f, a["bitmap"], sh, 4), dst=x)
+    f.op("and.b32", sh, idx, 31)
+    f.op("shr.u32", x, x, sh)
+    f.op("and.b32", x, x, 1)
+    st(f, elem(f, a["digits"], idx, 4), x)
+    f.op("label", end)
+    return f
+
+
+def ranks_kernel():
+    f = Fn("msm_ranks", entry=True,
+           params=[("digits", "u64"), ("ranks", "u64"), ("counts", "u64"),
+                   ("n", "u32"), ("c", "u32"), ("stride", "u32"), ("w0", "u32")],
+           doc="msm_ranks: grid (x: scalar i < n, y: row - w0 for the rows of this launch): for a\n"
+               "non-zero digit word dw of row `row`, ranks[row*stride+i] = its rank among the\n"
+               "digits of bucket row*2^(c-1) + |d| - 1 (row nwin: the ones bucket), from the\n"
+               "histogram counts[]. Blocks run row by row: one window's counters at a time in L2.")
+    a = params(f, ["digits", "ranks", "counts"], ["n", "c", "stride", "w0"])
+    idx = gtid(f)
+    lane, lt, row, at, cm1, k = f.ts(6)
+    f.op("mov.u32", lane, "%laneid")
+    f.op("mov.u32", lt, "%lanemask_lt")
+    f.op("mov.u32", row, "%ctaid.y")
+    f.op("add.u32", row, row, a["w0"])
+    valid = setp(f, "lt", idx, a["n"])
+    f.op("mad.lo.u32", at, row, a["stride"], idx)
+    dw = f.t()
+    f.op("mov.b32", dw, 0)
+    ld(f, elem(f, a["digits"], at, 4), pred=f"@{valid}", dst=dw)
+    f.op("sub.u32", cm1, a["c"], 1)
+    f.op("shl.b32", k, row, cm1)
+    mag = f.t()
     f.op("and.b32", mag, dw, 0x7FFFFFFF)
-    f.op("shl.b32", k, wi, cm1)
     f.op("add.u32", k, k, mag)
     f.op("sub.u32", k, k, 1)
     nz = setp(f, "ne", dw, 0)
     f.op("selp.b32", k, k, NONE, nz)
     r = agg_rank(f, k, a["counts"], lane, lt)
-    f.op("mad.lo.u32", rowi, wi, a["stride"], idx)
-    st(f, elem(f, a["digits"], rowi, 4), dw, pred=f"@{valid}")
-    st(f, elem(f, a["ranks"], rowi, 4), r, pred=f"@{nz}")
-    f.op("label", end)
+    st(f, elem(f, a["ranks"], at, 4), r, pred=f"@{nz}")
     return f
 
 
@@ -374,7 +368,7 @@ def scatter_kernel():
 
 def sort_fragment():
     """Group-independent kernels (digits, scan, scatter) and their .func."""
-    return [digit_func(), count_dense_kernel(), digits_kernel()] + scan_kernels() + [scatter_kernel()]
+    return [digit_func(), count_dense_kernel(), digits_kernel(), ranks_kernel()] + scan_kernels() + [scatter_kernel()]
 
 
 def sort_decls():

@@ -153,6 +153,7 @@ def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=
     batch = bitmap is not None
     nwin = 0 if batch else -(-256 // c)
     c = 1 if batch else c
+    wide = max(0, min(nwin, 256 - nwin * (c - 1)))  # windows of c bits, the rest c-1 (src/gpu/msm/plan.rs)
     nb = 1 << (c - 1)
     NB = nwin * nb
     K = NB + 1
@@ -167,14 +168,15 @@ def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=
     for s0 in range(0, n, m):
         ln = min(m, n - s0)
         S.fill(counts, K)
-        # every group's digits, scan and scatter (one stream on the device), then each group's
-        # accumulation from its own region of the sorted list
+        # the digits of every window, then each group's ranks, scan and scatter (one stream on the
+        # device), then each group's accumulation from its own region of the sorted list
+        S.launch("msm_digits", -(-ln // 32), 32, scalars=(scalars or 0) + 32 * s0, bitmap=(bitmap or 0) + s0 // 8,
+                 digits=digits, n=ln, c=c, nwin=nwin, stride=m, wide=wide)
         sorted_groups = []
         for w0, w1 in window_groups(nwin, groups):
             last = w1 == nwin
-            S.launch("msm_digits", (-(-ln // 32), max(w1 - w0, 1)), 32, scalars=(scalars or 0) + 32 * s0,
-                     bitmap=(bitmap or 0) + s0 // 8, digits=digits, ranks=ranks, counts=counts, n=ln, c=c,
-                     nwin=nwin, stride=m, w0=w0)
+            S.launch("msm_ranks", (-(-ln // 32), w1 - w0 + int(last)), 32, digits=digits, ranks=ranks,
+                     counts=counts, n=ln, c=c, stride=m, w0=w0)
             k0, k1 = w0 * nb, (K if last else w1 * nb)
             scan(S, counts + 4 * k0, k1 - k0, offsets + 4 * k0)
             base = w0 * m
@@ -219,7 +221,7 @@ def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=
                  glog=gl, llog=llog)
         R_, T_, llog = R2, T2_, llog + gl
     out = S.alloc(XW)
-    S.launch(f"msm_{g}_windows", 1, 32, W=T_, ones=buckets + 4 * NB * XW, out=out, nwin=nwin, c=c)
+    S.launch(f"msm_{g}_windows", 1, 32, W=T_, ones=buckets + 4 * NB * XW, out=out, nwin=nwin, c=c, wide=wide)
     return toy.dec(S.words(out, XW))
 
 

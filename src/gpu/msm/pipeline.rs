@@ -57,6 +57,7 @@ pub(super) fn msm<G: Group>(
             let s1 = s + plan.chunk;
             src.stage(k + 1, s1, plan.chunk.min(n - s1))?; // the CPU copies while the device sorts
         }
+        let mut records = 0;
         for g in 0..groups {
             let (base, total) = run.wait_sorted(g)?;
             phases.mark("sort")?;
@@ -64,11 +65,11 @@ pub(super) fn msm<G: Group>(
                 gpu.stream.synchronize()?; // the conversion's status words of this chunk
                 src.check(s, len)?;
             }
-            let parts = run.accumulate_buckets(pts, base, total)?;
+            records += run.accumulate_buckets(pts, base, total, records)?;
             phases.mark("accumulate")?;
-            run.join_split_buckets(parts)?;
-            phases.mark("join")?;
         }
+        run.join_split_buckets(records)?;
+        phases.mark("join")?;
     }
     let r = match w {
         Weights::Bitmap(_) => run.read_point(run.plan.ones()),
@@ -138,17 +139,6 @@ fn take(gpu: &Gpu, spare: &mut Vec<DeviceBuffer<u32>>, len: usize) -> Result<Dev
     }
 }
 
-/// Window groups of a chunk's sort (FILSNARK_MSM_GROUPS, at most one per window): the sort of
-/// group g+1 runs on its own stream while group g accumulates.
-const DEFAULT_GROUPS: u32 = 1;
-
-/// The windows [w0, w1) of each group (batch mode, nwin = 0: one group, the ones row alone).
-fn window_groups(nwin: u32) -> Vec<(u32, u32)> {
-    let want = std::env::var("FILSNARK_MSM_GROUPS").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_GROUPS);
-    let g = want.clamp(1, nwin.max(1));
-    (0..g).map(|i| (nwin * i / g, nwin * (i + 1) / g)).collect()
-}
-
 /// The sort's own stream, the group totals it copies back to the host and an event per group.
 /// Dropped first in [`Run`]: it waits for the stream, so no sort kernel outlives the buffers.
 struct Sorter {
@@ -160,15 +150,15 @@ struct Sorter {
 }
 
 impl Sorter {
-    fn new(gpu: &Gpu, nwin: u32) -> Result<Sorter> {
+    fn new(gpu: &Gpu, plan: &Plan) -> Result<Sorter> {
         let level = std::env::var("FILSNARK_MSM_SORT_PRIORITY").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
-        let n = nwin.max(1) as usize;
+        let groups = plan.window_groups();
         Ok(Sorter {
             stream: Stream::with_priority(&gpu.ctx, level)?,
             ready: Event::new(&gpu.ctx)?,
-            sorted: (0..n).map(|_| Event::new(&gpu.ctx)).collect::<Result<_>>()?,
-            totals: PinnedBuffer::new(&gpu.ctx, n)?,
-            groups: Vec::new(),
+            sorted: groups.iter().map(|_| Event::new(&gpu.ctx)).collect::<Result<_>>()?,
+            totals: PinnedBuffer::new(&gpu.ctx, groups.len())?,
+            groups,
         })
     }
 }
@@ -208,14 +198,14 @@ pub(super) struct Run<'a, G: Group> {
 impl<'a, G: Group> Run<'a, G> {
     fn new(gpu: &'a Gpu, m: &'a Module, plan: Plan, sms: u32, mut spare: Vec<DeviceBuffer<u32>>) -> Result<Self> {
         let xyzz = 4 * G::W;
-        let t1 = plan::max_threads(plan.entries(), sms);
+        let t1 = plan.records(sms);
         let t2 = t1.div_ceil(RUN_T) + 1;
         let ntiles = plan.buckets().div_ceil(SCAN_TILE);
         let mut t = |len: usize| take(gpu, &mut spare, len);
         let mut buckets = t(plan.buckets() * xyzz)?;
         buckets.fill_bytes(0)?; // every bucket at infinity (ZZ = 0)
         let run = Run {
-            sorter: Sorter::new(gpu, plan.nwin)?,
+            sorter: Sorter::new(gpu, &plan)?,
             gpu,
             m,
             plan,
@@ -298,9 +288,9 @@ impl<'a, G: Group> Run<'a, G> {
         self.counts.fill_bytes(0)?;
         self.sorter.ready.record(&self.gpu.stream)?;
         self.sorter.stream.wait(&self.sorter.ready)?;
-        self.sorter.groups = window_groups(self.plan.nwin);
+        self.signed_digits(w, s, len)?;
         for g in 0..self.sorter.groups.len() {
-            self.signed_digits(w, s, len, g)?;
+            self.rank_digits(len, g)?;
             self.sort_by_bucket(len, g)?;
         }
         Ok(self.sorter.groups.len())
@@ -321,11 +311,9 @@ impl<'a, G: Group> Run<'a, G> {
         self.sorter.groups[g].0 as usize * self.plan.chunk
     }
 
-    /// Digits of group g's windows of the chunk's scalars (or its bitmap bits) and their ranks in
-    /// the bucket histogram; window 0 also writes the ones row.
-    fn signed_digits(&mut self, w: Weights, s: usize, len: usize, g: usize) -> Result<()> {
+    /// Signed digits of every window of the chunk's scalars (or its bitmap bits), and the ones row.
+    fn signed_digits(&mut self, w: Weights, s: usize, len: usize) -> Result<()> {
         let p = self.plan;
-        let (w0, w1) = self.sorter.groups[g];
         let (sc, bm) = match w {
             Weights::Scalars(b) => (b.arg_at(8 * s)?, self.counts.arg()),
             Weights::Bitmap(b) => (self.counts.arg(), b.arg_at(s / 32)?),
@@ -334,22 +322,40 @@ impl<'a, G: Group> Run<'a, G> {
             sc,
             bm,
             self.digits.arg(),
-            self.ranks.arg(),
-            self.counts.arg(),
             KernelArg::U32(len as u32),
             KernelArg::U32(p.c),
             KernelArg::U32(p.nwin),
             KernelArg::U32(p.chunk as u32),
+            KernelArg::U32(p.wide),
+        ];
+        let grid = (len.div_ceil(BLOCK as usize) as u32, 1);
+        // SAFETY: msm_digits(scalars, bitmap, digits, n, c, nwin, stride, wide): thread i < len reads
+        // scalar s+i (8 words, in range: n = scalars.len()/8) or bitmap word (s+i)/32 (s is a
+        // multiple of 32, bitmap.len() >= n/32 checked) and writes rows 0..=nwin of digits at stride
+        // chunk >= len. The unused pointer is never read. The buffers were allocated on the MSM
+        // stream, which the sort stream waits for (sort_chunk).
+        unsafe { self.launch_on(&self.sorter.stream, "msm_digits", grid, BLOCK, 0, &args) }
+    }
+
+    /// Ranks of group g's digits in the bucket histogram (its rows, and the ones row for the last).
+    fn rank_digits(&mut self, len: usize, g: usize) -> Result<()> {
+        let p = self.plan;
+        let (w0, w1) = self.sorter.groups[g];
+        let rows = w1 - w0 + u32::from(w1 == p.nwin);
+        let args = [
+            self.digits.arg(),
+            self.ranks.arg(),
+            self.counts.arg(),
+            KernelArg::U32(len as u32),
+            KernelArg::U32(p.c),
+            KernelArg::U32(p.chunk as u32),
             KernelArg::U32(w0),
         ];
-        let grid = (len.div_ceil(BLOCK as usize) as u32, (w1 - w0).max(1));
-        // SAFETY: msm_digits(scalars, bitmap, digits, ranks, counts, n, c, nwin, stride, w0), grid
-        // row y is window w0+y < max(nwin, 1): thread i < len reads scalar s+i (8 words, in range:
-        // n = scalars.len()/8) or bitmap word (s+i)/32 (s is a multiple of 32, bitmap.len() >= n/32
-        // checked), writes row w (window 0 also row nwin) of digits and ranks at stride chunk >= len,
-        // and counts[] below buckets(). The unused pointer is never read. The buffers were allocated
-        // on the MSM stream, which the sort stream waits for (sort_chunk).
-        unsafe { self.launch_on(&self.sorter.stream, "msm_digits", grid, BLOCK, 0, &args) }
+        let grid = (len.div_ceil(BLOCK as usize) as u32, rows);
+        // SAFETY: msm_ranks(digits, ranks, counts, n, c, stride, w0), grid row y is row w0+y <= nwin:
+        // thread i < len reads and writes element i of that row of digits and ranks (stride chunk
+        // >= len, rows() rows) and adds to counts[] below buckets().
+        unsafe { self.launch_on(&self.sorter.stream, "msm_ranks", grid, BLOCK, 0, &args) }
     }
 
     /// Counting sort of group g's digits by bucket: exclusive scan of its buckets' histogram,
@@ -405,8 +411,8 @@ impl<'a, G: Group> Run<'a, G> {
     /// Adds a group's sorted entries into the buckets, T entries per thread whatever the bucket
     /// sizes: a bucket that starts in a thread's range is added in place; the piece of a bucket
     /// that started in an earlier range goes to the thread's partial record. Returns the number
-    /// of partial records (one per thread).
-    pub fn accumulate_buckets(&mut self, points: KernelArg, base: usize, total: usize) -> Result<usize> {
+    /// of partial records (one per thread), written from record `rec` on.
+    pub fn accumulate_buckets(&mut self, points: KernelArg, base: usize, total: usize, rec: usize) -> Result<usize> {
         if total == 0 {
             return Ok(0);
         }
@@ -417,9 +423,9 @@ impl<'a, G: Group> Run<'a, G> {
             self.sorted.arg_at(2 * base + 1)?,
             points,
             self.buckets.arg(),
-            self.rec[0].0.arg(),
-            self.rec[0].1.arg(),
-            self.scratch.arg(),
+            self.rec[0].0.arg_at(rec)?,
+            self.rec[0].1.arg_at(rec * 4 * G::W)?,
+            self.scratch.arg_at(if G::W == 24 { rec * 2 * G::W } else { 0 })?,
             KernelArg::U32(total as u32),
             KernelArg::U32(t as u32),
         ];
@@ -428,7 +434,8 @@ impl<'a, G: Group> Run<'a, G> {
         // pair `base`; thread j < ceil(N/T) reads pairs [jT, jT+T) of the group (base + N <=
         // entries(): the group's region), the points
         // they name (chunk-local indices < len, inside the chunk's points), buckets below buckets(),
-        // and writes record j of rec[0] (capacity max_threads >= ceil(N/T)) and its scratch slot.
+        // and writes record rec+j of rec[0] and its scratch slot (capacity records(): every group's
+        // ceil(N/T) <= max(threads_target, N/256) + 1 side by side).
         let name = self.kernel("accumulate");
         unsafe { self.launch_on(&self.gpu.stream, &name, ec_grid(nrec), EC_BLOCK, acc_shared(), &args)? };
         Ok(nrec)
@@ -462,7 +469,7 @@ impl<'a, G: Group> Run<'a, G> {
         Ok(())
     }
 
-    /// Σ_w 2^(c·w) Σ_b (b+1)·B_{w,b} + (ones bucket), on the device.
+    /// Σ_w 2^(o_w) Σ_b (b+1)·B_{w,b} + (ones bucket), on the device (o_w: the window widths below w).
     pub fn reduce_windows(&mut self) -> Result<G::Jac> {
         let p = self.plan;
         let xyzz = 4 * G::W;
@@ -498,9 +505,15 @@ impl<'a, G: Group> Run<'a, G> {
             std::mem::swap(&mut a, &mut b);
             llog += gl;
         }
-        let args =
-            [a.1.arg(), self.buckets.arg_at(p.ones() * xyzz)?, out.arg(), KernelArg::U32(p.nwin), KernelArg::U32(p.c)];
-        // SAFETY: msm_G_windows(W, ones, out, nwin, c): thread 0 reads nwin window sums (one segment
+        let args = [
+            a.1.arg(),
+            self.buckets.arg_at(p.ones() * xyzz)?,
+            out.arg(),
+            KernelArg::U32(p.nwin),
+            KernelArg::U32(p.c),
+            KernelArg::U32(p.wide),
+        ];
+        // SAFETY: msm_G_windows(W, ones, out, nwin, c, wide): thread 0 reads nwin window sums (one segment
         // per window is left), the ones bucket, and writes one XYZZ point to out.
         unsafe { self.launch(&self.kernel("windows"), (1, 1), 32, &args)? };
         let mut w = vec![0u32; xyzz];

@@ -17,15 +17,22 @@ pub fn windows(c: u32) -> u32 {
     256u32.div_ceil(c)
 }
 
+/// How many of `nwin` windows are c bits wide when the others are c - 1 and all cover 256 bits
+/// (a scalar < r < 2^255 plus the top carry); nwin = windows(c).
+pub fn wide_windows(c: u32, nwin: u32) -> u32 {
+    (256 - nwin as i64 * (c as i64 - 1)).clamp(0, nwin as i64) as u32
+}
+
 /// Entries per thread of the accumulation: enough threads to fill the device several times over,
 /// at most 256 (the last wave's tail stays short).
 pub fn entries_per_thread(total: usize, sms: u32) -> usize {
     total.div_ceil(threads_target(sms)).clamp(8, 256)
 }
 
-/// Upper bound of the accumulation threads for `entries` sorted entries.
-pub fn max_threads(entries: usize, sms: u32) -> usize {
-    threads_target(sms).max(entries.div_ceil(256)) + 1
+/// Upper bound of the accumulation threads (one partial record each) for `entries` sorted
+/// entries in `groups` window groups: per group at most max(threads_target, its entries / 256) + 1.
+pub fn max_threads(entries: usize, sms: u32, groups: usize) -> usize {
+    groups * (threads_target(sms) + 1) + entries.div_ceil(256)
 }
 
 /// Threads wanted in flight: 2048 per SM (several waves of the curve kernels).
@@ -49,13 +56,22 @@ pub fn first_segment_log(nwin: u32, c: u32, sms: u32) -> u32 {
     g
 }
 
+/// Window groups of a chunk's sort (FILSNARK_MSM_GROUPS overrides): the device sorts group g+1
+/// on a stream of its own while it accumulates group g.
+const DEFAULT_GROUPS: u32 = 1;
+
 /// One MSM (or batch addition, nwin = 0).
 #[derive(Debug, Clone, Copy)]
 pub struct Plan {
     pub n: usize,
-    /// Window bits (1 in batch mode, where only the ones bucket exists).
+    /// Window bits (1 in batch mode, where only the ones bucket exists): the widest windows.
     pub c: u32,
     pub nwin: u32,
+    /// The windows below `wide` are c bits wide, the others c - 1: 256 bits in all, so that the
+    /// narrow windows use only the lower half of their buckets (fewer buckets to reduce).
+    pub wide: u32,
+    /// Window groups of the sort (at most nwin; 1 in batch mode).
+    pub groups: u32,
     /// Points per chunk (a multiple of 32, so a chunk starts on a bitmap word).
     pub chunk: usize,
 }
@@ -76,7 +92,21 @@ impl Plan {
         // rows·chunk (digit table, sorted entries) below 2^31: the kernels index them with u32
         let chunk = if chunk == 0 || chunk >= n { n.next_multiple_of(32) } else { (chunk / 32 * 32).max(32) };
         let cap = ((1usize << 31) / (nwin as usize + 1)) / 32 * 32;
-        Plan { n, c, nwin, chunk: chunk.min(cap) }
+        let wide = wide_windows(c, nwin);
+        let want = std::env::var("FILSNARK_MSM_GROUPS").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_GROUPS);
+        let groups = want.clamp(1, nwin.max(1));
+        Plan { n, c, nwin, wide, groups, chunk: chunk.min(cap) }
+    }
+
+    /// The windows [w0, w1) of each sort group (batch mode: one group, the ones row alone).
+    pub fn window_groups(&self) -> Vec<(u32, u32)> {
+        let (g, nwin) = (self.groups, self.nwin);
+        (0..g).map(|i| (nwin * i / g, nwin * (i + 1) / g)).collect()
+    }
+
+    /// Partial records of the accumulation of one chunk (every group's, side by side).
+    pub fn records(&self, sms: u32) -> usize {
+        max_threads(self.entries(), sms, self.groups as usize)
     }
 
     /// Buckets per window.
@@ -105,7 +135,7 @@ impl Plan {
 
     /// Device bytes the chunk workspace and the buckets take (xyzz = words per XYZZ point).
     pub fn bytes(&self, xyzz: usize, sms: u32) -> usize {
-        let t1 = max_threads(self.entries(), sms);
+        let t1 = self.records(sms);
         let words = 2 * self.rows() * self.chunk
             + 2 * self.entries()
             + 3 * self.buckets()
@@ -134,7 +164,16 @@ mod tests {
         assert_eq!(window_bits(1 << 26), 22);
         for c in C_MIN..=C_MAX {
             assert!(c * windows(c) >= 256 && c * (windows(c) - 1) < 256);
+            let (nwin, wide) = (windows(c), wide_windows(c, windows(c)));
+            assert!(c * wide + (c - 1) * (nwin - wide) >= 256);
+            assert!(wide == 0 || c * wide + (c - 1) * (nwin - wide) == 256);
         }
+        let p26 = Plan::new(1 << 26, Some(1 << 26), 0);
+        assert_eq!((p26.c, p26.nwin, p26.wide), (22, 12, 4)); // 4 x 22 + 8 x 21 bits
+        let groups = Plan { groups: 5, ..p26 }.window_groups();
+        assert_eq!(groups.len(), 5);
+        assert!(groups.windows(2).all(|g| g[0].1 == g[1].0 && g[0].0 < g[0].1));
+        assert_eq!((groups[0].0, groups[4].1), (0, 12));
         let p = Plan::new(1000, Some(1000), 0);
         assert_eq!(p.chunk, 1024);
         assert_eq!(Plan::new(5000, Some(1), 1000).chunk, 992);
