@@ -81,12 +81,6 @@ pub(super) fn msm<G: Group>(
     Ok(r)
 }
 
-/// Dynamic shared memory of the accumulation blocks (FILSNARK_MSM_ACC_SMEM bytes, default 0): a
-/// measurement knob that caps its blocks per SM and leaves room for the sort's blocks.
-fn acc_shared() -> u32 {
-    std::env::var("FILSNARK_MSM_ACC_SMEM").ok().and_then(|v| v.parse().ok()).unwrap_or(0).min(48 << 10)
-}
-
 /// Grid of the curve kernels for `threads` threads.
 fn ec_grid(threads: usize) -> (u32, u32) {
     (threads.div_ceil(EC_BLOCK as usize) as u32, 1)
@@ -440,7 +434,7 @@ impl<'a, G: Group> Run<'a, G> {
         // and writes record rec+j of rec[0] and its scratch slot (capacity records(): every group's
         // ceil(N/T) <= max(threads_target, N/256) + 1 side by side).
         let name = self.kernel("accumulate");
-        unsafe { self.launch_on(&self.gpu.stream, &name, ec_grid(nrec), EC_BLOCK, acc_shared(), &args)? };
+        unsafe { self.launch(&name, ec_grid(nrec), EC_BLOCK, &args)? };
         Ok(nrec)
     }
 
