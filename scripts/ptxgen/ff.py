@@ -11,14 +11,16 @@ Algorithms
             adjacent limbs and each product is a mad.lo.cc/madc.hi.cc pair
             (one IMAD.WIDE); one final subtraction (both moduli have spare
             bits, so the CIOS result is < 2p).
-            Karatsuba (Fp, KARATSUBA = True; not yet measured on the device):
+            Karatsuba (Fp, KARATSUBA = True; off: measured slower in the MSM):
             the 2n-limb a*b from three (n/2)x(n/2) schoolbook products
             (z0 = a0 b0, z2 = a1 b1, z1 = (a0+a1)(b0+b1), the carry bits of
             the sums added back through masks), 108 instead of 144 products
             for Fp, then the Montgomery reduction of sqr (redc_wide): same
-            output contract, ~12% fewer IMAD slots, ~3x the add/sub. Used by
-            the inlined G1 madd/dbl and the bench Fp mul; fp_mul (.func, G2)
-            and G1 add keep CIOS for their register budgets; Fr keeps CIOS.
+            output contract, ~12% fewer IMAD slots, ~3x the add/sub. When on,
+            used by the inlined G1 madd/dbl and the bench Fp mul. H200: Fp mul
+            27.6 -> 29.2 G/s alone, but G1 madd 2.625 -> 2.518 G/s and the G1
+            2^26 MSM 406 -> 435 ms (accumulate 142 -> 168 registers, one block
+            of 64 threads fewer per SM, and the extra adds), so CIOS stays.
   sqr     : the 2n-limb square (cross products once, doubled, diagonal added),
             then a Montgomery reduction of the low half (mul_by_1) plus the high
             half, with one final subtraction (redc_wide).
@@ -30,10 +32,10 @@ from ir import Fn
 
 # Fp emit_mul where the caller allows it (FpInline in G1 madd/dbl, so the MSM
 # accumulation and fixed-base kernels, and bench_fp_mul): True = one-level
-# Karatsuba product + redc_wide, False = CIOS everywhere (the generated code is
-# then the CIOS-only code instruction for instruction). Read when the PTX is
-# generated: flip it and run gen-ptx.py for the other variant of an A/B run.
-KARATSUBA = True
+# Karatsuba product + redc_wide, False = CIOS everywhere. Off: the A/B on the
+# H200 (2026-12-03, CHANGELOG) measured the MSM slower with it. Read when the
+# PTX is generated: flip it and run gen-ptx.py to measure it again.
+KARATSUBA = False
 
 P = 0x1A0111EA397FE69A4B1BA7B6434BACD764774B84F38512BF6730D2A0F6B0F6241EABFFFEB153FFFFB9FEFFFFFFFFAAAB
 R = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
