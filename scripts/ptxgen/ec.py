@@ -92,18 +92,16 @@ class F2Inline(F2):
 class FpInline(F2):
     """Fp arithmetic emitted inline (the limb code of ff.py expanded in place,
     no calls): lets ptxas schedule across operations and avoids the register
-    moves of the non-ABI call convention. Used for G1, whose live set fits.
-    karatsuba: mul may be ff's Karatsuba product (ff.KARATSUBA decides)."""
+    moves of the non-ABI call convention. Used for G1, whose live set fits."""
 
-    def __init__(self, karatsuba=True):
+    def __init__(self):
         super().__init__("fp", 12, ONE_FP)
-        self.karatsuba = karatsuba
 
     def call(self, f, name, out, *args):
         a = sum([list(x) for x in args], [])
         FP = __import__("ff").FP
         if name == "mul":
-            FP.emit_mul(f, out, a[:12], a[12:], karatsuba=self.karatsuba)
+            FP.emit_mul(f, out, a[:12], a[12:])
         elif name == "sqr":
             FP.emit_sqr(f, out, a)
         elif name == "add":
@@ -121,7 +119,6 @@ class FpInline(F2):
 FPO = F2("fp", 12, ONE_FP)
 FP2O = F2Inline()
 FPI = FpInline()
-FPI_CIOS = FpInline(karatsuba=False)
 
 
 def consts(f, vals):
@@ -207,12 +204,10 @@ def fp2_funcs():
 
 
 class Curve:
-    def __init__(self, pre, fo, b_mont, cold=None, add=None):
+    def __init__(self, pre, fo, b_mont, cold=None):
         """fo: field facade of the hot functions (add, madd, dbl); cold: of the
-        conversions (to_affine, to_jacobian, on_curve), default fo; add: of
-        add alone, default fo."""
+        conversions (to_affine, to_jacobian, on_curve), default fo."""
         self.pre, self.F, self.b, self.cold = pre, fo, b_mont, cold or fo
-        self.add_fo = add or fo
 
     def funcs(self):
         F, n, pre = [], self.F.n, self.pre
@@ -258,7 +253,7 @@ class Curve:
         Rd = Fo.sub(f, S2, Y1)
         zp = Fo.is_zero(f, Pd)
         f.op("bra", Lsp, zp, False)
-        self.tail(f, Fo, o, X1, Y1, Pd, Rd, ZZ1, ZZZ1, None, None)
+        self.tail(f, o, X1, Y1, Pd, Rd, ZZ1, ZZZ1, None, None)
         f.op("bra", Lend, None, False)
         f.op("label", Lsp)
         zr = Fo.is_zero(f, Rd)
@@ -278,7 +273,6 @@ class Curve:
         f.op("label", Lend)
 
         # ---- add ---------------------------------------------------------
-        Fo = self.add_fo
         f, o, i = mk("add", 4 * n, 8 * n, f"{pre}_add: XYZZ + XYZZ (add-2008-s)")
         X1, Y1, ZZ1, ZZZ1, X2, Y2, ZZ2, ZZZ2 = split(i, 8)
         Lend, Lp1, Lp2, Lsp, Ldbl = (f.label(s) for s in ("end", "p1", "p2", "sp", "dbl"))
@@ -294,7 +288,7 @@ class Curve:
         Rd = Fo.sub(f, S2, S1)
         zp = Fo.is_zero(f, Pd)
         f.op("bra", Lsp, zp, False)
-        self.tail(f, Fo, o, U1, S1, Pd, Rd, ZZ1, ZZZ1, ZZ2, ZZZ2)
+        self.tail(f, o, U1, S1, Pd, Rd, ZZ1, ZZZ1, ZZ2, ZZZ2)
         f.op("bra", Lend, None, False)
         f.op("label", Lsp)
         zr = Fo.is_zero(f, Rd)
@@ -347,10 +341,10 @@ class Curve:
         f.op("selp.b32", o[0], 1, 0, q)
         return F
 
-    def tail(self, f, Fo, o, X1, Y1, Pd, Rd, ZZ1, ZZZ1, ZZ2, ZZZ2):
+    def tail(self, f, o, X1, Y1, Pd, Rd, ZZ1, ZZZ1, ZZ2, ZZZ2):
         """Common end of add/madd (X1/Y1 are U1/S1 for add). Ordered so that
         each input dies as early as possible (register pressure in G2)."""
-        n = Fo.n
+        Fo, n = self.F, self.F.n
         oX, oY, oZZ, oZZZ = o[:n], o[n:2 * n], o[2 * n:3 * n], o[3 * n:]
         if ZZ2 is not None:
             ZZ1 = Fo.mul(f, ZZ1, ZZ2)
@@ -366,8 +360,6 @@ class Curve:
 
 
 B1 = limbs(4 * pow(2, 384, P) % P, 12)
-# Fp inlined in add/madd/dbl; add keeps the CIOS mul: Karatsuba's larger working
-# set spills g1_add in msm_g1_reduce_runs (the reductions already run near 255).
-G1 = Curve("g1", FPI, B1, cold=FPO, add=FPI_CIOS)
+G1 = Curve("g1", FPI, B1, cold=FPO)  # Fp inlined in add/madd/dbl
 G1C = Curve("g1c", FPO, B1)  # same formulas calling fp_* .funcs (kept to compare)
 G2 = Curve("g2", FP2O, B1 + B1)  # b' = 4(1+u)

@@ -11,31 +11,14 @@ Algorithms
             adjacent limbs and each product is a mad.lo.cc/madc.hi.cc pair
             (one IMAD.WIDE); one final subtraction (both moduli have spare
             bits, so the CIOS result is < 2p).
-            Karatsuba (Fp, KARATSUBA = True; off: measured slower in the MSM):
-            the 2n-limb a*b from three (n/2)x(n/2) schoolbook products
-            (z0 = a0 b0, z2 = a1 b1, z1 = (a0+a1)(b0+b1), the carry bits of
-            the sums added back through masks), 108 instead of 144 products
-            for Fp, then the Montgomery reduction of sqr (redc_wide): same
-            output contract, ~12% fewer IMAD slots, ~3x the add/sub. When on,
-            used by the inlined G1 madd/dbl and the bench Fp mul. H200: Fp mul
-            27.6 -> 29.2 G/s alone, but G1 madd 2.625 -> 2.518 G/s and the G1
-            2^26 MSM 406 -> 435 ms (accumulate 142 -> 168 registers, one block
-            of 64 threads fewer per SM, and the extra adds), so CIOS stays.
   sqr     : the 2n-limb square (cross products once, doubled, diagonal added),
             then a Montgomery reduction of the low half (mul_by_1) plus the high
-            half, with one final subtraction (redc_wide).
+            half, with one final subtraction.
   to/from : canonical big-endian words <-> Montgomery limbs via prmt byte swap
             and a multiplication by R^2 (to) or by 1 (from).
 These are the algorithms of sppark's mont_t (supranational), re-derived here.
 """
 from ir import Fn
-
-# Fp emit_mul where the caller allows it (FpInline in G1 madd/dbl, so the MSM
-# accumulation and fixed-base kernels, and bench_fp_mul): True = one-level
-# Karatsuba product + redc_wide, False = CIOS everywhere. Off: the A/B on the
-# H200 (2026-12-03, CHANGELOG) measured the MSM slower with it. Read when the
-# PTX is generated: flip it and run gen-ptx.py to measure it again.
-KARATSUBA = False
 
 P = 0x1A0111EA397FE69A4B1BA7B6434BACD764774B84F38512BF6730D2A0F6B0F6241EABFFFEB153FFFFB9FEFFFFFFFFAAAB
 R = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
@@ -46,9 +29,8 @@ def limbs(x, n):
 
 
 class Field:
-    def __init__(self, pre, mod, n, karatsuba=False):
-        """karatsuba: emit_mul may use emit_mul_karatsuba (see KARATSUBA)."""
-        self.pre, self.mod, self.n, self.karatsuba = pre, mod, n, karatsuba
+    def __init__(self, pre, mod, n):
+        self.pre, self.mod, self.n = pre, mod, n
         self.M = limbs(mod, n)
         self.m0 = (-pow(mod, -1, 1 << 32)) % (1 << 32)
         self.RR = limbs(pow(2, 64 * n, mod), n)  # R^2 mod p, R = 2^(32n)
@@ -144,18 +126,8 @@ class Field:
         for i in range(n):
             f.op("selp.b32", x[i], tmp[i], x[i], top)
 
-    def emit_mul(self, f, out, a, b, karatsuba=True):
-        """out = a*b/R mod p (< p for a*b < pR, e.g. a, b < p); a, b lists of
-        regs (b may be immediates: to_mont/from_mont). emit_mul_karatsuba when
-        KARATSUBA is set, the field uses it, the caller allows it and b is in
-        registers; emit_mul_cios otherwise."""
-        if KARATSUBA and self.karatsuba and karatsuba and not any(isinstance(x, int) for x in b):
-            self.emit_mul_karatsuba(f, out, a, b)
-        else:
-            self.emit_mul_cios(f, out, a, b)
-
-    def emit_mul_cios(self, f, out, a, b):
-        """Montgomery CIOS, product and reduction interleaved (even/odd)."""
+    def emit_mul(self, f, out, a, b):
+        """out = a*b/R mod p; a, b lists of regs (b may be immediates)."""
         n = self.n
         even, odd = f.ts(n), f.ts(n + 1)
         for i in range(0, n, 2):
@@ -237,14 +209,8 @@ class Field:
         for i in range(1, n):
             f.op("madc.lo.cc.u32", even[2 * i], a[i], a[i], even[2 * i])
             f.op("madc.hi.cc.u32", even[2 * i + 1], a[i], a[i], even[2 * i + 1])
-        self.redc_wide(f, out, even)
-
-    def redc_wide(self, f, out, T):
-        """out = T/R mod p for a 2n-limb T < pR (T's registers are clobbered):
-        Montgomery reduction of the low half (lo.mul_by_1(), <= p) plus the
-        high half (< p), one final subtraction; out < p."""
-        n = self.n
-        lo, hi = T[:n], T[n:]
+        # reduce: lo.mul_by_1() + hi
+        lo, hi = even[:n], even[n:]
         o2 = f.ts(n)
         for i in range(0, n, 2):
             self.mul_by_1_row(f, lo, o2, i == 0)
@@ -254,107 +220,6 @@ class Field:
             f.op("addc.cc.u32", lo[i], lo[i], o2[i + 1])
         f.op("addc.u32", lo[n - 1], lo[n - 1], 0)
         self.emit_add(f, out, lo, hi)
-
-    # --- Karatsuba multiplication ----------------------------------------
-    def mul_wide(self, f, a, b):
-        """a*b as 2m limbs (m = len(a) = len(b), even, >= 4), product only:
-        schoolbook with even/odd accumulators (sppark's wide_t). Row i adds
-        a[even j]*b[i] to one accumulator and a[odd j]*b[i] to the other, so
-        every carry chain runs over adjacent limbs and every mad.lo/madc.hi
-        pair stays on an aligned register pair; one merge at the end. Neither
-        accumulator can overflow its top limb: both are >= 0 and their sum
-        is the partial product, which fits."""
-        m = len(a)
-        even, odd = f.ts(2 * m), f.ts(2 * m - 2)  # even[k]: limb k; odd[k]: limb k+1
-        self.mul_n(f, even, a, b[0], m)
-        self.mul_n(f, odd, a[1:], b[0], m)
-        i = 1
-        self.mad_row(f, even[2:], odd, a, b[1], m)
-        while i < m - 2:
-            i += 1
-            self.mad_row(f, odd[i:], even[i:], a, b[i], m)
-            i += 1
-            self.mad_row(f, even[i + 1:], odd[i - 1:], a, b[i], m)
-        f.op("add.cc.u32", even[1], even[1], odd[0])
-        for k in range(1, 2 * m - 2):
-            f.op("addc.cc.u32", even[k + 1], even[k + 1], odd[k])
-        f.op("addc.u32", even[2 * m - 1], even[2 * m - 1], 0)
-        return even
-
-    def add_halves(self, f, x):
-        """x_lo + x_hi of the two halves of x: h limbs and a carry bit (0/1)."""
-        h = len(x) // 2
-        s, c = f.ts(h), f.t()
-        f.op("add.cc.u32", s[0], x[0], x[h])
-        for j in range(1, h):
-            f.op("addc.cc.u32", s[j], x[j], x[h + j])
-        f.op("addc.u32", c, 0, 0)
-        return s, c
-
-    def add_in_place(self, f, x, y):
-        """x += y (mod 2^(32 len(x))), len(y) < len(x)."""
-        f.op("add.cc.u32", x[0], x[0], y[0])
-        for j in range(1, len(y)):
-            f.op("addc.cc.u32", x[j], x[j], y[j])
-        for j in range(len(y), len(x) - 1):
-            f.op("addc.cc.u32", x[j], x[j], 0)
-        f.op("addc.u32", x[-1], x[-1], 0)
-
-    def sub_in_place(self, f, x, y):
-        """x -= y (mod 2^(32 len(x))), len(y) < len(x)."""
-        f.op("sub.cc.u32", x[0], x[0], y[0])
-        for j in range(1, len(y)):
-            f.op("subc.cc.u32", x[j], x[j], y[j])
-        for j in range(len(y), len(x) - 1):
-            f.op("subc.cc.u32", x[j], x[j], 0)
-        f.op("subc.u32", x[-1], x[-1], 0)
-
-    def add_extend(self, f, x, y):
-        """x + y mod 2^(32 len(y)), len(x) <= len(y): x's limbs updated in
-        place, the limbs above x in new registers; returns all of them."""
-        r = list(x) + f.ts(len(y) - len(x))
-        f.op("add.cc.u32", r[0], x[0], y[0])
-        for j in range(1, len(y) - 1):
-            f.op("addc.cc.u32", r[j], y[j], x[j] if j < len(x) else 0)
-        f.op("addc.u32", r[-1], y[-1], x[-1] if len(x) == len(y) else 0)
-        return r
-
-    def mul_sums(self, f, sa, ca, sb, cb):
-        """(sa + ca 2^32h)(sb + cb 2^32h) as 2h+1 limbs, h = len(sa): sa*sb,
-        plus (ca sb + cb sa) 2^32h and ca cb 2^64h, branch-free (the carry
-        bits widened to masks)."""
-        h = len(sa)
-        z = self.mul_wide(f, sa, sb) + [f.t()]
-        f.op("and.b32", z[2 * h], ca, cb)
-        for c, y in ((ca, sb), (cb, sa)):
-            mask, ym = f.t(), f.ts(h)
-            f.op("sub.u32", mask, 0, c)
-            for j in range(h):
-                f.op("and.b32", ym[j], y[j], mask)
-            self.add_in_place(f, z[h:], ym)
-        return z
-
-    def emit_mul_karatsuba(self, f, out, a, b):
-        """out = a*b/R mod p (same contract as CIOS), a*b by one level of
-        Karatsuba on h = n/2 limb halves (3 h^2 products instead of n^2), then
-        redc_wide. With B = 2^32h, z0 = a0 b0, z2 = a1 b1,
-        z1 = (a0 + a1)(b0 + b1):
-          P = z0 + (z1 - z0) B      (3h+1 limbs: z1 - z0 = a0 b1 + a1 b0 + z2)
-          T = P + z2 B^2 - z2 B     (= a*b, 4h limbs, in place mod 2^128h).
-        z1 comes first and z0 is folded in before z2 is formed: at most two
-        partial results are live at once (register pressure in G1 madd)."""
-        h = self.n // 2
-        sa, ca = self.add_halves(f, a)
-        sb, cb = (sa, ca) if list(a) == list(b) else self.add_halves(f, b)
-        z1 = self.mul_sums(f, sa, ca, sb, cb)
-        z0 = self.mul_wide(f, a[:h], b[:h])
-        self.sub_in_place(f, z1, z0)
-        self.add_in_place(f, z1, z0[h:])
-        P = z0[:h] + z1
-        z2 = self.mul_wide(f, a[h:], b[h:])
-        T = P[:2 * h] + self.add_extend(f, P[2 * h:], z2)
-        self.sub_in_place(f, T[h:], z2)
-        self.redc_wide(f, out, T)
 
     def emit_add(self, f, out, a, b):
         n = self.n
@@ -414,9 +279,8 @@ class Field:
         self.emit_sub(f, o, i[:n], i[n:])
         f, o, i = mk("neg", n, n, f"{p}_neg: a -> -a mod m (0 -> 0)")
         self.emit_neg(f, o, i)
-        # CIOS also where Karatsuba is on: G2 calls fp_mul and has no registers to spare
         f, o, i = mk("mul", n, 2 * n, f"{p}_mul: Montgomery product a*b/2^{32*n} (CIOS, even/odd)")
-        self.emit_mul(f, o, i[:n], i[n:], karatsuba=False)
+        self.emit_mul(f, o, i[:n], i[n:])
         f, o, i = mk("sqr", n, n, f"{p}_sqr: Montgomery square a^2/2^{32*n} (wide square + REDC)")
         self.emit_sqr(f, o, i)
         f, o, i = mk("to_mont", n, n, f"{p}_to_mont: canonical limbs -> Montgomery (times R^2)")
@@ -445,9 +309,5 @@ class Field:
         return F
 
 
-FP = Field("fp", P, 12, karatsuba=True)
-# Fr keeps CIOS (emit_mul_karatsuba works for n = 8 and is simtested): it would
-# save 16 of 136 products (32 IMAD slots) for ~90 more add/sub, while the NTT
-# passes run under .minnctapersm register budgets and already spend ALU issue
-# on butterflies and addressing; the NTT is not what bounds the prover.
+FP = Field("fp", P, 12)
 FR = Field("fr", R, 8)
