@@ -197,19 +197,7 @@ impl<T: Pod> DeviceBuffer<T> {
     /// # Safety
     /// `dst` must stay alive and untouched until the stream has passed the copy.
     pub unsafe fn copy_to_host_async(&self, dst: &mut [T]) -> Result<()> {
-        if dst.len() > self.len {
-            return Err(GpuError::Invalid(format!("copy of {} elements from a buffer of {}", dst.len(), self.len)));
-        }
-        self.stream.ctx.bind()?;
-        check(
-            sys::cuMemcpyDtoHAsync_v2(
-                dst.as_mut_ptr() as *mut c_void,
-                self.ptr,
-                std::mem::size_of_val(dst),
-                self.stream.s,
-            ),
-            "cuMemcpyDtoHAsync",
-        )
+        self.copy_to_host_on(&self.stream, 0, dst)
     }
 }
 

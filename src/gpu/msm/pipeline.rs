@@ -252,7 +252,7 @@ impl<'a, G: Group> Run<'a, G> {
         format!("msm_{}_{what}", G::NAME.to_lowercase())
     }
 
-    /// Launches `name` on `stream` with `shared` bytes of dynamic shared memory.
+    /// Launches `name` on `stream` (the MSM stream or the sort's).
     ///
     /// # Safety
     /// `args` must match the kernel's parameter list (msm.py), and every buffer they name must be
@@ -263,11 +263,10 @@ impl<'a, G: Group> Run<'a, G> {
         name: &str,
         grid: (u32, u32),
         block: u32,
-        shared: u32,
         args: &[KernelArg],
     ) -> Result<()> {
         let f = self.m.function(name)?;
-        f.launch_ex(stream, grid, block, shared, args)
+        f.launch_ex(stream, grid, block, 0, args)
     }
 
     /// Launches `name` on the MSM stream.
@@ -275,7 +274,7 @@ impl<'a, G: Group> Run<'a, G> {
     /// # Safety
     /// As [`Run::launch_on`].
     unsafe fn launch(&self, name: &str, grid: (u32, u32), block: u32, args: &[KernelArg]) -> Result<()> {
-        self.launch_on(&self.gpu.stream, name, grid, block, 0, args)
+        self.launch_on(&self.gpu.stream, name, grid, block, args)
     }
 
     /// Enqueues the sort of the chunk, window group after window group, on the sort stream (after
@@ -301,6 +300,12 @@ impl<'a, G: Group> Run<'a, G> {
         (w0 as usize * p.nb(), k1)
     }
 
+    /// Group g's first row and its number of rows (the last group also has the ones row, nwin).
+    fn group_rows(&self, g: usize) -> (u32, u32) {
+        let (w0, w1) = self.sorter.groups[g];
+        (w0, w1 - w0 + u32::from(w1 == self.plan.nwin))
+    }
+
     /// First entry of group g's region of the sorted list: each window has at most `chunk`
     /// non-zero digits, and a scalar equal to 1 has none, so the last group's windows leave room
     /// for the ones.
@@ -309,7 +314,7 @@ impl<'a, G: Group> Run<'a, G> {
     }
 
     /// Signed digits of every window of the chunk's scalars (or its bitmap bits), and the ones row.
-    fn signed_digits(&mut self, w: Weights, s: usize, len: usize) -> Result<()> {
+    fn signed_digits(&self, w: Weights, s: usize, len: usize) -> Result<()> {
         let p = self.plan;
         let (sc, bm) = match w {
             Weights::Scalars(b) => (b.arg_at(8 * s)?, self.counts.arg()),
@@ -331,14 +336,13 @@ impl<'a, G: Group> Run<'a, G> {
         // multiple of 32, bitmap.len() >= n/32 checked) and writes rows 0..=nwin of digits at stride
         // chunk >= len. The unused pointer is never read. The buffers were allocated on the MSM
         // stream, which the sort stream waits for (sort_chunk).
-        unsafe { self.launch_on(&self.sorter.stream, "msm_digits", grid, BLOCK, 0, &args) }
+        unsafe { self.launch_on(&self.sorter.stream, "msm_digits", grid, BLOCK, &args) }
     }
 
     /// Ranks of group g's digits in the bucket histogram (its rows, and the ones row for the last).
-    fn rank_digits(&mut self, len: usize, g: usize) -> Result<()> {
+    fn rank_digits(&self, len: usize, g: usize) -> Result<()> {
         let p = self.plan;
-        let (w0, w1) = self.sorter.groups[g];
-        let rows = w1 - w0 + u32::from(w1 == p.nwin);
+        let (w0, rows) = self.group_rows(g);
         let args = [
             self.digits.arg(),
             self.ranks.arg(),
@@ -352,14 +356,14 @@ impl<'a, G: Group> Run<'a, G> {
         // SAFETY: msm_ranks(digits, ranks, counts, n, c, stride, w0), grid row y is row w0+y <= nwin:
         // thread i < len reads and writes element i of that row of digits and ranks (stride chunk
         // >= len, rows() rows) and adds to counts[] below buckets().
-        unsafe { self.launch_on(&self.sorter.stream, "msm_ranks", grid, BLOCK, 0, &args) }
+        unsafe { self.launch_on(&self.sorter.stream, "msm_ranks", grid, BLOCK, &args) }
     }
 
     /// Counting sort of group g's digits by bucket: exclusive scan of its buckets' histogram,
     /// scatter into its region of the sorted list, its total copied back, its event recorded.
     fn sort_by_bucket(&mut self, len: usize, g: usize) -> Result<()> {
         let p = self.plan;
-        let (w0, w1) = self.sorter.groups[g];
+        let (w0, rows) = self.group_rows(g);
         let (k0, k1) = self.group_buckets(g);
         let k = k1 - k0;
         let ntiles = k.div_ceil(SCAN_TILE) as u32;
@@ -377,7 +381,6 @@ impl<'a, G: Group> Run<'a, G> {
             KernelArg::U32(p.chunk as u32),
             KernelArg::U32(w0),
         ];
-        let rows = w1 - w0 + u32::from(w1 == p.nwin);
         let st = &self.sorter.stream;
         // SAFETY: the scan kernels read counts[k0..k1) and write tile_sums[0..ntiles),
         // tile_offs[0..=ntiles], offsets[k0..=k1] (group-relative), all inside buffers sized for
@@ -387,10 +390,10 @@ impl<'a, G: Group> Run<'a, G> {
         // region runs to entries()). The totals slot g lives in the sorter until it is dropped,
         // after the stream.
         unsafe {
-            self.launch_on(st, "msm_scan_tiles", (ntiles, 1), BLOCK, 0, &tiles)?;
-            self.launch_on(st, "msm_scan_top", (1, 1), BLOCK, 0, &top)?;
-            self.launch_on(st, "msm_scan_apply", (ntiles, 1), BLOCK, 0, &apply)?;
-            self.launch_on(st, "msm_scatter", (len.div_ceil(BLOCK as usize) as u32, rows), BLOCK, 0, &scatter)?;
+            self.launch_on(st, "msm_scan_tiles", (ntiles, 1), BLOCK, &tiles)?;
+            self.launch_on(st, "msm_scan_top", (1, 1), BLOCK, &top)?;
+            self.launch_on(st, "msm_scan_apply", (ntiles, 1), BLOCK, &apply)?;
+            self.launch_on(st, "msm_scatter", (len.div_ceil(BLOCK as usize) as u32, rows), BLOCK, &scatter)?;
             self.offsets.copy_to_host_on(st, k1, &mut self.sorter.totals[g..g + 1])?;
         }
         self.sorter.sorted[g].record(st)
