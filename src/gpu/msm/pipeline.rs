@@ -65,9 +65,11 @@ pub(super) fn msm<G: Group>(
                 gpu.stream.synchronize()?; // the conversion's status words of this chunk
                 src.check(s, len)?;
             }
-            records += run.accumulate_buckets(pts, base, total, records)?;
+            records += run.accumulate_buckets(pts, base, total, records, g)?;
             phases.mark("accumulate")?;
         }
+        run.join_accumulations()?;
+        phases.mark("accumulate")?;
         run.join_split_buckets(records)?;
         phases.mark("join")?;
     }
@@ -133,14 +135,18 @@ fn take(gpu: &Gpu, spare: &mut Vec<DeviceBuffer<u32>>, len: usize) -> Result<Dev
     }
 }
 
-/// The sort's own stream, the group totals it copies back to the host and an event per group.
-/// Dropped first in [`Run`]: it waits for the stream, so no sort kernel outlives the buffers.
+/// The sort's own stream, the group totals it copies back to the host and an event per group;
+/// and the second accumulation stream with its event.
+/// Dropped first in [`Run`]: it waits for its streams, so no kernel outlives the buffers.
 struct Sorter {
     stream: Arc<Stream>,
     ready: Event,
     sorted: Vec<Event>,
     totals: PinnedBuffer<u32>,
     groups: Vec<(u32, u32)>,
+    /// Odd groups accumulate here, so that one window's accumulation fills the SM slots that the
+    /// last wave of the one before leaves free (kernels of one stream run one after the other).
+    acc: Option<(Arc<Stream>, Event)>,
 }
 
 impl Sorter {
@@ -150,12 +156,19 @@ impl Sorter {
         // 408.9 at the default priority); FILSNARK_MSM_SORT_PRIORITY overrides.
         let level = std::env::var("FILSNARK_MSM_SORT_PRIORITY").ok().and_then(|v| v.parse().ok()).unwrap_or(-5);
         let groups = plan.window_groups();
+        let streams = std::env::var("FILSNARK_MSM_ACC_STREAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(1u32);
+        let acc = if streams >= 2 && groups.len() > 1 {
+            Some((Stream::new(&gpu.ctx)?, Event::new(&gpu.ctx)?))
+        } else {
+            None
+        };
         Ok(Sorter {
             stream: Stream::with_priority(&gpu.ctx, level)?,
             ready: Event::new(&gpu.ctx)?,
             sorted: groups.iter().map(|_| Event::new(&gpu.ctx)).collect::<Result<_>>()?,
             totals: PinnedBuffer::new(&gpu.ctx, groups.len())?,
             groups,
+            acc,
         })
     }
 }
@@ -163,6 +176,9 @@ impl Sorter {
 impl Drop for Sorter {
     fn drop(&mut self) {
         let _ = self.stream.synchronize();
+        if let Some((s, _)) = &self.acc {
+            let _ = s.synchronize();
+        }
     }
 }
 
@@ -399,20 +415,37 @@ impl<'a, G: Group> Run<'a, G> {
         self.sorter.sorted[g].record(st)
     }
 
-    /// Waits (host) for group g's sort and orders the MSM stream after it: the group's first
-    /// sorted entry and its number of entries.
+    /// The stream that accumulates group g: the MSM stream, or for odd g the second one if any.
+    fn acc_stream(&self, g: usize) -> &Stream {
+        match &self.sorter.acc {
+            Some((s, _)) if g % 2 == 1 => s,
+            _ => &self.gpu.stream,
+        }
+    }
+
+    /// Waits (host) for group g's sort and orders its accumulation stream after it: the group's
+    /// first sorted entry and its number of entries.
     pub fn wait_sorted(&self, g: usize) -> Result<(usize, usize)> {
         let ev = &self.sorter.sorted[g];
         ev.synchronize()?;
-        self.gpu.stream.wait(ev)?;
+        self.acc_stream(g).wait(ev)?;
         Ok((self.group_base(g), self.sorter.totals[g] as usize))
+    }
+
+    /// Orders the MSM stream after the second accumulation stream's work so far.
+    pub fn join_accumulations(&self) -> Result<()> {
+        if let Some((s, ev)) = &self.sorter.acc {
+            ev.record(s)?;
+            self.gpu.stream.wait(ev)?;
+        }
+        Ok(())
     }
 
     /// Adds a group's sorted entries into the buckets, T entries per thread whatever the bucket
     /// sizes: a bucket that starts in a thread's range is added in place; the piece of a bucket
     /// that started in an earlier range goes to the thread's partial record. Returns the number
     /// of partial records (one per thread), written from record `rec` on.
-    pub fn accumulate_buckets(&mut self, points: KernelArg, base: usize, total: usize, rec: usize) -> Result<usize> {
+    pub fn accumulate_buckets(&mut self, points: KernelArg, base: usize, total: usize, rec: usize, g: usize) -> Result<usize> {
         if total == 0 {
             return Ok(0);
         }
@@ -435,9 +468,12 @@ impl<'a, G: Group> Run<'a, G> {
         // entries(): the group's region), the points
         // they name (chunk-local indices < len, inside the chunk's points), buckets below buckets(),
         // and writes record rec+j of rec[0] and its scratch slot (capacity records(): every group's
-        // ceil(N/T) <= max(threads_target, N/256) + 1 side by side).
+        // ceil(N/T) <= max(threads_target, N/256) + 1 side by side). Groups touch disjoint buckets,
+        // records and scratch slots, so two groups may run at once on two streams; the second
+        // stream waited for this group's sort, which waited for the MSM stream's work (the points'
+        // upload, the previous chunk's join), and the join waits for it (join_accumulations).
         let name = self.kernel("accumulate");
-        unsafe { self.launch(&name, ec_grid(nrec), EC_BLOCK, &args)? };
+        unsafe { self.launch_on(self.acc_stream(g), &name, ec_grid(nrec), EC_BLOCK, &args)? };
         Ok(nrec)
     }
 

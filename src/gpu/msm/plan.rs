@@ -35,9 +35,11 @@ pub fn max_threads(entries: usize, sms: u32, groups: usize) -> usize {
     groups * (threads_target(sms) + 1) + entries.div_ceil(256)
 }
 
-/// Threads wanted in flight: 2048 per SM (several waves of the curve kernels).
+/// Threads wanted in flight: 2048 per SM (several waves of the curve kernels);
+/// FILSNARK_MSM_THREADS_PER_SM (64..=8192) overrides, for measurements.
 pub fn threads_target(sms: u32) -> usize {
-    sms as usize * 2048
+    let per_sm = std::env::var("FILSNARK_MSM_THREADS_PER_SM").ok().and_then(|v| v.parse::<usize>().ok());
+    sms as usize * per_sm.filter(|t| (64..=8192).contains(t)).unwrap_or(2048)
 }
 
 /// Records per thread in the levels of the run reduction.
