@@ -2,6 +2,7 @@
 warp-aggregated bucket ranks, exclusive scan of the bucket counts, counting-sort
 scatter (see msm.py for the whole pipeline)."""
 from ir import Fn
+from ff import FR, limbs
 from msm_emit import params, gtid, elem, ld, st, ldv, zeros, setp, bra
 
 NONE = 0xFFFFFFFF
@@ -63,6 +64,27 @@ def classify(f, s, valid):
     return dense, one
 
 
+def is_dense_mont(f, s, valid):
+    """Montgomery words s (8 regs, canonical: < r) of a valid lane that is neither 0 nor 1, whose
+    Montgomery forms are 0 and 2^256 mod r: no conversion needed."""
+    one = limbs((1 << 256) % FR.mod, 8)
+    z, d = f.t(), f.t()
+    f.op("or.b32", z, s[0], s[1])
+    for r in s[2:]:
+        f.op("or.b32", z, z, r)
+    f.op("xor.b32", d, s[0], one[0])
+    for r, w in zip(s[1:], one[1:]):
+        x = f.t()
+        f.op("xor.b32", x, r, w)
+        f.op("or.b32", d, d, x)
+    pz, po = setp(f, "eq", z, 0), setp(f, "eq", d, 0)
+    dense = f.t("p")
+    f.op("or.pred", dense, pz, po)
+    f.op("not.pred", dense, dense)
+    f.op("and.pred", dense, dense, valid)
+    return dense
+
+
 def load_canonical(f, scalars, idx, valid):
     s = zeros(f, 8)
     ldv(f, elem(f, scalars, idx, 32), 8, pred=f"@{valid}", dst=s)
@@ -74,12 +96,14 @@ def load_canonical(f, scalars, idx, valid):
 def count_dense_kernel():
     f = Fn("msm_count_dense", entry=True, params=[("scalars", "u64"), ("counter", "u64"), ("n", "u32")],
            doc="msm_count_dense: *counter += number of scalars (Fr, Montgomery) i < n that are neither 0 nor 1.\n"
+               "Compared in Montgomery form (no conversion: a pure read of the scalars).\n"
                "Warp ballot, one atomic per warp; every lane runs the ballot (no early exit).")
     a = params(f, ["scalars", "counter"], ["n"])
     idx = gtid(f)
     valid = setp(f, "lt", idx, a["n"])
-    s = load_canonical(f, a["scalars"], idx, valid)
-    dense, _ = classify(f, s, valid)
+    s = zeros(f, 8)
+    ldv(f, elem(f, a["scalars"], idx, 32), 8, pred=f"@{valid}", dst=s)
+    dense = is_dense_mont(f, s, valid)
     b, cnt, lane = f.t(), f.t(), f.t()
     f.op("vote.sync.ballot.b32", b, dense, 0xFFFFFFFF)
     f.op("popc.b32", cnt, b)
@@ -331,14 +355,15 @@ def scan_kernels():
 def scatter_kernel():
     f = Fn("msm_scatter", entry=True,
            params=[("digits", "u64"), ("ranks", "u64"), ("offsets", "u64"), ("sorted", "u64"),
-                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32"), ("w0", "u32")],
+                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32"), ("w0", "u32"),
+                   ("klo", "u32"), ("khi", "u32")],
            doc="msm_scatter: grid (x: point i < n, y: row - w0 for the rows w0 <= row <= nwin of this\n"
-               "launch): for a non-zero digit word dw,\n"
-               "bucket b = row*2^(c-1) + |d| - 1 (row nwin: the ones bucket nwin*2^(c-1)),\n"
-               "pos = offsets[b] + rank; sorted[pos] = (b, i | sign<<31), one 8-byte store (the\n"
-               "stores are random: one sector each). Blocks run row by row, so the offsets read\n"
-               "are those of one window at a time (L2-resident).")
-    a = params(f, ["digits", "ranks", "offsets", "sorted"], ["n", "c", "nwin", "stride", "w0"])
+               "launch): for a non-zero digit word dw whose bucket b = row*2^(c-1) + |d| - 1 (row nwin:\n"
+               "the ones bucket nwin*2^(c-1)) lies in [klo, khi), pos = offsets[b] + rank;\n"
+               "sorted[pos] = (b, i | sign<<31), one 8-byte store (the stores are random: one sector\n"
+               "each; a bucket range narrower than the group keeps their region L2-sized). Blocks run\n"
+               "row by row, so the offsets read are those of one window at a time (L2-resident).")
+    a = params(f, ["digits", "ranks", "offsets", "sorted"], ["n", "c", "nwin", "stride", "w0", "klo", "khi"])
     idx = gtid(f)
     rowy, row = f.t(), f.t()
     f.op("mov.u32", rowy, "%ctaid.y")
@@ -355,6 +380,8 @@ def scatter_kernel():
     f.op("shl.b32", k, rowy, cm1)
     f.op("add.u32", k, k, mag)
     f.op("sub.u32", k, k, 1)
+    bra(f, end, setp(f, "lt", k, a["klo"]))
+    bra(f, end, setp(f, "ge", k, a["khi"]))
     rk = ld(f, elem(f, a["ranks"], row, 4))
     off = ld(f, elem(f, a["offsets"], k, 4))
     pos = f.t()

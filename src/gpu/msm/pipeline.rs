@@ -83,6 +83,13 @@ pub(super) fn msm<G: Group>(
     Ok(r)
 }
 
+/// Scatter passes per sort group, each over a slice of the group's buckets, so that the slice of
+/// the sorted list it writes stays in L2 (FILSNARK_MSM_SCATTER_PASSES, 1..=64).
+fn scatter_passes() -> usize {
+    let v = std::env::var("FILSNARK_MSM_SCATTER_PASSES").ok().and_then(|v| v.parse::<usize>().ok());
+    v.filter(|p| (1..=64).contains(p)).unwrap_or(1)
+}
+
 /// Grid of the curve kernels for `threads` threads.
 fn ec_grid(threads: usize) -> (u32, u32) {
     (threads.div_ceil(EC_BLOCK as usize) as u32, 1)
@@ -156,12 +163,9 @@ impl Sorter {
         // 408.9 at the default priority); FILSNARK_MSM_SORT_PRIORITY overrides.
         let level = std::env::var("FILSNARK_MSM_SORT_PRIORITY").ok().and_then(|v| v.parse().ok()).unwrap_or(-5);
         let groups = plan.window_groups();
-        let streams = std::env::var("FILSNARK_MSM_ACC_STREAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(1u32);
-        let acc = if streams >= 2 && groups.len() > 1 {
-            Some((Stream::new(&gpu.ctx)?, Event::new(&gpu.ctx)?))
-        } else {
-            None
-        };
+        let streams = std::env::var("FILSNARK_MSM_ACC_STREAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(2u32);
+        let acc =
+            if streams >= 2 && groups.len() > 1 { Some((Stream::new(&gpu.ctx)?, Event::new(&gpu.ctx)?)) } else { None };
         Ok(Sorter {
             stream: Stream::with_priority(&gpu.ctx, level)?,
             ready: Event::new(&gpu.ctx)?,
@@ -386,22 +390,28 @@ impl<'a, G: Group> Run<'a, G> {
         let tiles = [self.counts.arg_at(k0)?, self.tile_sums.arg(), KernelArg::U32(k as u32)];
         let top = [self.tile_sums.arg(), self.tile_offs.arg(), KernelArg::U32(ntiles)];
         let apply = [self.counts.arg_at(k0)?, self.tile_offs.arg(), self.offsets.arg_at(k0)?, KernelArg::U32(k as u32)];
-        let scatter = [
-            self.digits.arg(),
-            self.ranks.arg(),
-            self.offsets.arg(),
-            self.sorted.arg_at(2 * self.group_base(g))?,
-            KernelArg::U32(len as u32),
-            KernelArg::U32(p.c),
-            KernelArg::U32(p.nwin),
-            KernelArg::U32(p.chunk as u32),
-            KernelArg::U32(w0),
-        ];
+        let scatter = |klo: usize, khi: usize| -> Result<[KernelArg; 11]> {
+            Ok([
+                self.digits.arg(),
+                self.ranks.arg(),
+                self.offsets.arg(),
+                self.sorted.arg_at(2 * self.group_base(g))?,
+                KernelArg::U32(len as u32),
+                KernelArg::U32(p.c),
+                KernelArg::U32(p.nwin),
+                KernelArg::U32(p.chunk as u32),
+                KernelArg::U32(w0),
+                KernelArg::U32(klo as u32),
+                KernelArg::U32(khi as u32),
+            ])
+        };
+        let passes = scatter_passes();
         let st = &self.sorter.stream;
         // SAFETY: the scan kernels read counts[k0..k1) and write tile_sums[0..ntiles),
         // tile_offs[0..=ntiles], offsets[k0..=k1] (group-relative), all inside buffers sized for
         // every bucket; msm_scatter reads the digit rows w0..w1 (and the ones row for the last
-        // group) written by msm_digits and writes each non-zero digit once, as a pair of words at
+        // group) written by msm_digits and writes each non-zero digit once (the passes' bucket
+        // ranges partition [k0, k1)), as a pair of words at
         // offsets[b] + rank of the group's region, which holds (w1 - w0) * chunk pairs (the last
         // region runs to entries()). The totals slot g lives in the sorter until it is dropped,
         // after the stream.
@@ -409,7 +419,10 @@ impl<'a, G: Group> Run<'a, G> {
             self.launch_on(st, "msm_scan_tiles", (ntiles, 1), BLOCK, &tiles)?;
             self.launch_on(st, "msm_scan_top", (1, 1), BLOCK, &top)?;
             self.launch_on(st, "msm_scan_apply", (ntiles, 1), BLOCK, &apply)?;
-            self.launch_on(st, "msm_scatter", (len.div_ceil(BLOCK as usize) as u32, rows), BLOCK, &scatter)?;
+            for q in 0..passes {
+                let range = scatter(k0 + k * q / passes, k0 + k * (q + 1) / passes)?;
+                self.launch_on(st, "msm_scatter", (len.div_ceil(BLOCK as usize) as u32, rows), BLOCK, &range)?;
+            }
             self.offsets.copy_to_host_on(st, k1, &mut self.sorter.totals[g..g + 1])?;
         }
         self.sorter.sorted[g].record(st)
@@ -445,7 +458,14 @@ impl<'a, G: Group> Run<'a, G> {
     /// sizes: a bucket that starts in a thread's range is added in place; the piece of a bucket
     /// that started in an earlier range goes to the thread's partial record. Returns the number
     /// of partial records (one per thread), written from record `rec` on.
-    pub fn accumulate_buckets(&mut self, points: KernelArg, base: usize, total: usize, rec: usize, g: usize) -> Result<usize> {
+    pub fn accumulate_buckets(
+        &mut self,
+        points: KernelArg,
+        base: usize,
+        total: usize,
+        rec: usize,
+        g: usize,
+    ) -> Result<usize> {
         if total == 0 {
             return Ok(0);
         }
