@@ -35,8 +35,9 @@ Pipeline per chunk of m points (host: src/gpu/msm/):
                    running sum (run += B_j, tot += run from the top), then
                    segments of segments: T = sum_j T_j + L * sum_{j>=1} sum_{k>=j} R_k
                    (L = buckets per input segment, a power of two: doublings).
-  msm_G_windows    Horner over windows, sum_w 2^(o_w) W_w (o_w: the widths below w),
-                   plus the ones bucket.
+  (host)           Horner over windows, sum_w 2^(o_w) W_w (o_w: the widths below w),
+                   plus the ones bucket: ~255 doublings in a row, which one GPU thread
+                   took ~2 ms for and the CPU does in well under one.
 G1 keeps points in registers and calls g1_madd/g1_add/g1_dbl (Fp inlined in
 them); G2 works through memory operands (g2_*_m) on the buckets and records
 in place, as its registers do not hold two points.
@@ -398,48 +399,8 @@ def bucket_sums(G, first):
     return f
 
 
-def windows_kernel(G):
-    g = G.name
-    nm = f"msm_{g}_windows"
-    f = Fn(nm, entry=True, params=[("W", "u64"), ("ones", "u64"), ("out", "u64"), ("nwin", "u32"), ("c", "u32"),
-                                   ("wide", "u32")],
-           doc=f"{nm}: one thread: out = sum_w 2^(o_w) W[w] + *ones (Horner from the top window), where\n"
-               "window w starts at bit o_w: windows below `wide` are c bits wide, the others c-1")
-    a = Ctx(f, G, ["W", "ones", "out"], ["nwin", "c", "wide"])
-    end = f.label("end")
-    bra(f, end, setp(f, "ne", a.t, 0))
-    res = Acc(a, lambda: a["out"])
-    w, k = f.t(), f.t()
-    a.spill = [w, k]
-    f.op("mov.u32", w, a["nwin"])
-    f.op("mov.u32", k, 0)
-
-    def step():
-        i = f.t()
-        f.op("sub.u32", i, w, 1)
-        res.add_mem(lambda: elem(f, a["W"], i, G.xyzz_bytes))
-        Ld = f.label("w")
-        f.op("sub.u32", i, w, 1)
-        bra(f, Ld, setp(f, "eq", i, 0))
-        # shift by the width of window i-1, the next one down
-        f.op("sub.u32", i, i, 1)
-        f.op("mov.u32", k, a["c"])
-        Lw = f.label("w")
-        bra(f, Lw, setp(f, "lt", i, a["wide"]))
-        f.op("sub.u32", k, k, 1)
-        f.op("label", Lw)
-        count_loop(f, k, res.dbl)
-        f.op("label", Ld)
-    count_loop(f, w, step)
-    res.add_mem(lambda: a["ones"])
-    res.store()
-    f.op("label", end)
-    return f
-
-
 def group_fragment(G):
-    return [segmented_sum(G, True), segmented_sum(G, False), bucket_sums(G, True), bucket_sums(G, False),
-            windows_kernel(G)]
+    return [segmented_sum(G, True), segmented_sum(G, False), bucket_sums(G, True), bucket_sums(G, False)]
 
 
 def group_decls(G):
