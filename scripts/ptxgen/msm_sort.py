@@ -137,20 +137,18 @@ def agg_rank(f, key, counts, lane, lt):
 
 def digits_kernel():
     f = Fn("msm_digits", entry=True,
-           params=[("scalars", "u64"), ("bitmap", "u64"), ("digits", "u64"),
+           params=[("scalars", "u64"), ("digits", "u64"),
                    ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32"), ("wide", "u32")],
            doc="msm_digits: one thread per scalar i < n: digits[w*stride+i] = signed digit w of scalar i\n"
                "for every window w < nwin (|d| | sign<<31, 0 = skip; zero for scalars 0 and 1), windows\n"
                "w < wide of c bits and the rest of c-1 (|d| <= 2^(c-1) either way); row nwin: 1 for the\n"
                "scalars equal to 1 (the ones bucket nwin*2^(c-1)). One canonical conversion and one\n"
-               "carry chain per scalar. nwin = 0: batch-addition mode, row 0 = bit i of bitmap.")
-    a = params(f, ["scalars", "bitmap", "digits"], ["n", "c", "nwin", "stride", "wide"])
+               "carry chain per scalar.")
+    a = params(f, ["scalars", "digits"], ["n", "c", "nwin", "stride", "wide"])
     idx = gtid(f)
     valid = setp(f, "lt", idx, a["n"])
     end = f.label("end")
     bra(f, end, valid, True)
-    Lbm = f.label("bm")
-    bra(f, Lbm, setp(f, "eq", a["nwin"], 0))
     s = load_canonical(f, a["scalars"], idx, valid)
     dense, one = classify(f, s, valid)
     flag, row = f.t(), f.t()
@@ -176,16 +174,44 @@ def digits_kernel():
     st(f, elem(f, a["digits"], row, 4), dw)
     f.op("add.u32", w, w, 1)
     bra(f, top, setp(f, "lt", w, a["nwin"]))
-    bra(f, end)
-    f.op("label", Lbm)
-    x, sh = f.t(), f.t()
-    f.op("shr.u32", sh, idx, 5)
-    ld(f, elem(f, a["bitmap"], sh, 4), dst=x)
-    f.op("and.b32", sh, idx, 31)
-    f.op("shr.u32", x, x, sh)
-    f.op("and.b32", x, x, 1)
-    st(f, elem(f, a["digits"], idx, 4), x)
     f.op("label", end)
+    return f
+
+
+def bitmap_sort_kernel():
+    f = Fn("msm_bitmap_sort", entry=True,
+           params=[("bitmap", "u64"), ("sorted", "u64"), ("counter", "u64"), ("n", "u32")],
+           doc="msm_bitmap_sort: the batch addition's whole sort. Thread i < n (lane = i mod 32, blocks of a\n"
+               "multiple of 32 threads): if bit i of bitmap is set, sorted[base + rank] = (0, i), where\n"
+               "the warp's set bits take `base` from one atomic add of their count to *counter and\n"
+               "rank = set bits below the lane (bucket 0 is the ones bucket when nwin = 0; the order\n"
+               "inside the bucket does not change its sum). Every lane runs the ballot (no early exit).")
+    a = params(f, ["bitmap", "sorted", "counter"], ["n"])
+    idx = gtid(f)
+    lane, lt, word, sh, bit, b, cnt, base, below, pos = f.ts(10)
+    f.op("mov.u32", lane, "%laneid")
+    f.op("mov.u32", lt, "%lanemask_lt")
+    valid = setp(f, "lt", idx, a["n"])
+    f.op("mov.b32", word, 0)
+    f.op("shr.u32", sh, idx, 5)
+    ld(f, elem(f, a["bitmap"], sh, 4), pred=f"@{valid}", dst=word)
+    f.op("shr.u32", bit, word, lane)
+    f.op("and.b32", bit, bit, 1)
+    on = f.t("p")
+    f.op("and.pred", on, setp(f, "ne", bit, 0), valid)
+    f.op("vote.sync.ballot.b32", b, on, 0xFFFFFFFF)
+    f.op("popc.b32", cnt, b)
+    f.op("mov.b32", base, 0)
+    p0, pn, p = setp(f, "eq", lane, 0), setp(f, "ne", cnt, 0), f.t("p")
+    f.op("and.pred", p, p0, pn)
+    f.op(f"@{p}", "atom.global.add.u32", base, f"[{a['counter']}+0]", cnt)
+    f.op("shfl.sync.idx.b32", base, base, 0, 0x1F, 0xFFFFFFFF)
+    f.op("and.b32", below, b, lt)
+    f.op("popc.b32", below, below)
+    f.op("add.u32", pos, base, below)
+    zero = f.t()
+    f.op("mov.b32", zero, 0)
+    f.op(f"@{on}", "st.global.v2.u32", f"[{elem(f, a['sorted'], pos, 8)}+0]", "{" + f"{zero}, {idx}" + "}")
     return f
 
 
@@ -395,7 +421,8 @@ def scatter_kernel():
 
 def sort_fragment():
     """Group-independent kernels (digits, scan, scatter) and their .func."""
-    return [digit_func(), count_dense_kernel(), digits_kernel(), ranks_kernel()] + scan_kernels() + [scatter_kernel()]
+    return ([digit_func(), count_dense_kernel(), digits_kernel(), bitmap_sort_kernel(), ranks_kernel()]
+            + scan_kernels() + [scatter_kernel()])
 
 
 def sort_decls():

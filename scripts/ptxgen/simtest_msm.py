@@ -170,10 +170,19 @@ def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=
         S.fill(counts, K)
         # the digits of every window, then each group's ranks, scan and scatter (one stream on the
         # device), then each group's accumulation from its own region of the sorted list
-        S.launch("msm_digits", -(-ln // 32), 32, scalars=(scalars or 0) + 32 * s0, bitmap=(bitmap or 0) + s0 // 8,
-                 digits=digits, n=ln, c=c, nwin=nwin, stride=m, wide=wide)
         sorted_groups = []
-        for w0, w1 in window_groups(nwin, groups):
+        if batch:  # the batch addition's sort is one kernel (src/gpu/msm/pipeline.rs, sort_chunk)
+            S.launch("msm_bitmap_sort", -(-ln // 64), 64, bitmap=bitmap + s0 // 8, sorted=srt, counter=counts,
+                     n=ln)
+            total = S.rd(counts)
+            got = sorted((S.rd(srt + 8 * j), S.rd(srt + 8 * j + 4)) for j in range(total))
+            want = sorted((0, i) for i in range(ln) if S.rd(bitmap + 4 * ((s0 + i) // 32)) >> ((s0 + i) % 32) & 1)
+            assert got == want, "bitmap sort"
+            sorted_groups.append((0, total))
+        else:
+            S.launch("msm_digits", -(-ln // 32), 32, scalars=scalars + 32 * s0, digits=digits, n=ln, c=c,
+                     nwin=nwin, stride=m, wide=wide)
+        for w0, w1 in ([] if batch else window_groups(nwin, groups)):
             last = w1 == nwin
             S.launch("msm_ranks", (-(-ln // 32), w1 - w0 + int(last)), 32, digits=digits, ranks=ranks,
                      counts=counts, n=ln, c=c, stride=m, w0=w0)

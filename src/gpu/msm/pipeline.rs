@@ -228,8 +228,8 @@ impl<'a, G: Group> Run<'a, G> {
             plan,
             sms,
             buckets,
-            digits: t(plan.rows() * plan.chunk)?,
-            ranks: t(plan.rows() * plan.chunk)?,
+            digits: t(plan.digit_words())?,
+            ranks: t(plan.digit_words())?,
             counts: t(plan.buckets())?,
             offsets: t(plan.buckets() + 1)?,
             tile_sums: t(ntiles)?,
@@ -304,7 +304,11 @@ impl<'a, G: Group> Run<'a, G> {
         self.counts.fill_bytes(0)?;
         self.sorter.ready.record(&self.gpu.stream)?;
         self.sorter.stream.wait(&self.sorter.ready)?;
-        self.signed_digits(w, s, len)?;
+        let scalars = match w {
+            Weights::Scalars(b) => b,
+            Weights::Bitmap(b) => return self.sort_bitmap(b, s, len),
+        };
+        self.signed_digits(scalars, s, len)?;
         for g in 0..self.sorter.groups.len() {
             self.rank_digits(len, g)?;
             self.sort_by_bucket(len, g)?;
@@ -333,16 +337,29 @@ impl<'a, G: Group> Run<'a, G> {
         self.sorter.groups[g].0 as usize * self.plan.chunk
     }
 
-    /// Signed digits of every window of the chunk's scalars (or its bitmap bits), and the ones row.
-    fn signed_digits(&self, w: Weights, s: usize, len: usize) -> Result<()> {
+    /// The batch addition's sort (one group, the ones bucket alone): each set bit of the chunk's
+    /// bitmap straight into the sorted list, its count into the group total. Returns 1 (groups).
+    fn sort_bitmap(&mut self, bitmap: &DeviceBuffer<u32>, s: usize, len: usize) -> Result<usize> {
+        let args = [bitmap.arg_at(s / 32)?, self.sorted.arg(), self.counts.arg(), KernelArg::U32(len as u32)];
+        let st = &self.sorter.stream;
+        // SAFETY: msm_bitmap_sort(bitmap, sorted, counter, n): thread i < len reads bitmap word
+        // (s+i)/32 (s is a multiple of 32; bitmap.len() >= n/32 checked by the caller) and writes
+        // at most one pair of words below 2·len into sorted (entries() >= chunk >= len pairs) and
+        // adds to counts[0]. BLOCK is a multiple of 32 (lanes are bits of one word). The totals
+        // slot lives in the sorter until it is dropped, after the stream.
+        unsafe {
+            self.launch_on(st, "msm_bitmap_sort", (len.div_ceil(BLOCK as usize) as u32, 1), BLOCK, &args)?;
+            self.counts.copy_to_host_on(st, 0, &mut self.sorter.totals[0..1])?;
+        }
+        self.sorter.sorted[0].record(st)?;
+        Ok(1)
+    }
+
+    /// Signed digits of every window of the chunk's scalars, and the ones row.
+    fn signed_digits(&self, scalars: &DeviceBuffer<u32>, s: usize, len: usize) -> Result<()> {
         let p = self.plan;
-        let (sc, bm) = match w {
-            Weights::Scalars(b) => (b.arg_at(8 * s)?, self.counts.arg()),
-            Weights::Bitmap(b) => (self.counts.arg(), b.arg_at(s / 32)?),
-        };
         let args = [
-            sc,
-            bm,
+            scalars.arg_at(8 * s)?,
             self.digits.arg(),
             KernelArg::U32(len as u32),
             KernelArg::U32(p.c),
@@ -351,11 +368,10 @@ impl<'a, G: Group> Run<'a, G> {
             KernelArg::U32(p.wide),
         ];
         let grid = (len.div_ceil(BLOCK as usize) as u32, 1);
-        // SAFETY: msm_digits(scalars, bitmap, digits, n, c, nwin, stride, wide): thread i < len reads
-        // scalar s+i (8 words, in range: n = scalars.len()/8) or bitmap word (s+i)/32 (s is a
-        // multiple of 32, bitmap.len() >= n/32 checked) and writes rows 0..=nwin of digits at stride
-        // chunk >= len. The unused pointer is never read. The buffers were allocated on the MSM
-        // stream, which the sort stream waits for (sort_chunk).
+        // SAFETY: msm_digits(scalars, digits, n, c, nwin, stride, wide): thread i < len reads scalar
+        // s+i (8 words, in range: n = scalars.len()/8) and writes rows 0..=nwin of digits at stride
+        // chunk >= len. The buffers were allocated on the MSM stream, which the sort stream waits
+        // for (sort_chunk).
         unsafe { self.launch_on(&self.sorter.stream, "msm_digits", grid, BLOCK, &args) }
     }
 

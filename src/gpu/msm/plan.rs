@@ -131,6 +131,14 @@ impl Plan {
     pub fn rows(&self) -> usize {
         self.nwin as usize + 1
     }
+    /// Words of the digit table and of the rank table (the batch addition sorts without them).
+    pub fn digit_words(&self) -> usize {
+        if self.nwin == 0 {
+            1
+        } else {
+            self.rows() * self.chunk
+        }
+    }
     /// Most sorted entries a chunk can produce.
     pub fn entries(&self) -> usize {
         self.chunk * (self.nwin as usize).max(1)
@@ -142,7 +150,7 @@ impl Plan {
     /// Device bytes the chunk workspace and the buckets take (xyzz = words per XYZZ point).
     pub fn bytes(&self, xyzz: usize, sms: u32) -> usize {
         let t1 = self.records(sms);
-        let words = 2 * self.rows() * self.chunk
+        let words = 2 * self.digit_words()
             + 2 * self.entries()
             + 3 * self.buckets()
             + (self.buckets() + t1 + t1 / RUN_T + 2) * xyzz
