@@ -55,8 +55,6 @@ class Fn:
         elif self.entry:
             ps = ",\n    ".join(f".param .{ty} {n}" for n, ty in self.params)
             L.append(f".visible .entry {self.name}(\n    {ps})")
-            if getattr(self, "bounds", None):  # (threads per block, blocks per SM): ptxas fits the registers
-                L.append(f".maxntid {self.bounds[0]}, 1, 1\n.minnctapersm {self.bounds[1]}")
         else:
             outs = ", ".join(f".reg .{self.out_ty} {o}" for o in self.outs)
             ins = ", ".join(f".reg .{self.in_ty} {i}" for i in self.ins)

@@ -162,7 +162,7 @@ SPILL_WORDS = 8
 EC_BLOCK = 64  # threads per block of the curve kernels (the G2 spill area holds EC_BLOCK slots)
 
 
-def segmented_sum(G, level1, blocks=None):
+def segmented_sum(G, level1):
     """Thread t sums the items [tT, min(tT+T, N)). Level 1: ids and items are the two words
     of the sorted (bucket, entry) pairs. Runs (equal ids) starting in the
     range accumulate into their bucket in place; the first run, if it started
@@ -172,15 +172,11 @@ def segmented_sum(G, level1, blocks=None):
     runs of id NONE are skipped."""
     g = G.name
     nm = f"msm_{g}_accumulate" if level1 else f"msm_{g}_reduce_runs"
-    if blocks:
-        nm += f"_b{blocks}"
     doc = (f"{nm}: " + ("level 1 of the balanced bucket accumulation: sorted entries -> buckets / partials"
                         if level1 else "one level of the partial-record reduction: records -> buckets / partials")
            + "\n" + segmented_sum.__doc__)
     ps = ["ids", "items", "points", "buckets", "out_ids", "out_pts", "scratch"]
     f = Fn(nm, entry=True, params=[(p, "u64") for p in ps] + [("N", "u32"), ("T", "u32")], doc=doc)
-    if blocks:  # launch bounds: `blocks` blocks of EC_BLOCK threads per SM (ptxas caps the registers)
-        f.bounds = (EC_BLOCK, blocks)
     sp = "" if G.generic else "global."
     idb = 8 if level1 else 4  # level 1: ids and items interleaved, (bucket, entry) pairs
     lo, hi, g_, pos, out_id, prev = f.ts(6)
@@ -404,8 +400,7 @@ def bucket_sums(G, first):
 
 
 def group_fragment(G):
-    extra = [] if G.generic else [segmented_sum(G, True, blocks=8)]  # measured against the default (142 regs)
-    return [segmented_sum(G, True), segmented_sum(G, False), bucket_sums(G, True), bucket_sums(G, False)] + extra
+    return [segmented_sum(G, True), segmented_sum(G, False), bucket_sums(G, True), bucket_sums(G, False)]
 
 
 def group_decls(G):

@@ -508,10 +508,7 @@ impl<'a, G: Group> Run<'a, G> {
         // records and scratch slots, so two groups may run at once on two streams; the second
         // stream waited for this group's sort, which waited for the MSM stream's work (the points'
         // upload, the previous chunk's join), and the join waits for it (join_accumulations).
-        let name = match std::env::var("FILSNARK_MSM_ACC_BLOCKS").ok().as_deref() {
-            Some("8") if G::W == 12 => self.kernel("accumulate_b8"),
-            _ => self.kernel("accumulate"),
-        };
+        let name = self.kernel("accumulate");
         unsafe { self.launch_on(self.acc_stream(g), &name, ec_grid(nrec), EC_BLOCK, &args)? };
         Ok(nrec)
     }
