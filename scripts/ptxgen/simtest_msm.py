@@ -148,7 +148,7 @@ def window_groups(nwin, groups):
     return [(nwin * i // g, nwin * (i + 1) // g) for i in range(g)]
 
 
-def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=2, glog1=1, groups=1, passes=1):
+def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=2, glog1=1, groups=1):
     g, W, XW = G.name, G.W, 4 * G.W
     batch = bitmap is not None
     nwin = 0 if batch else -(-256 // c)
@@ -189,11 +189,8 @@ def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=
             k0, k1 = w0 * nb, (K if last else w1 * nb)
             scan(S, counts + 4 * k0, k1 - k0, offsets + 4 * k0)
             base = w0 * m
-            for q in range(passes):  # the group's buckets in `passes` ranges (src/gpu/msm/pipeline.rs)
-                klo, khi = k0 + (k1 - k0) * q // passes, k0 + (k1 - k0) * (q + 1) // passes
-                S.launch("msm_scatter", (-(-ln // B), w1 - w0 + int(last)), B, digits=digits, ranks=ranks,
-                         offsets=offsets, sorted=srt + 8 * base, n=ln, c=c, nwin=nwin, stride=m, w0=w0,
-                         klo=klo, khi=khi)
+            S.launch("msm_scatter", (-(-ln // B), w1 - w0 + int(last)), B, digits=digits, ranks=ranks,
+                     offsets=offsets, sorted=srt + 8 * base, n=ln, c=c, nwin=nwin, stride=m, w0=w0)
             total = S.rd(offsets + 4 * k1)
             assert base + total <= cap, "a group overflows its region of the sorted list"
             sorted_groups.append((base, total))
@@ -256,11 +253,11 @@ def pipeline(G, seed):
     S = KSim(fns, calls, {msm.SH: 0, msm.SPILL: 1 << 16})
     gen_vals = [rnd.randrange(1, Q) for _ in range(8)]
     cases = []
-    # (n, chunk, c, T, T2, glog1, scalar kind, sort groups, scatter passes)
-    cases.append((100, 32, 8, 3, 2, 1, "mix", 1, 1))
-    cases.append((45, 64, 7, 5, 3, 2, "mix", 3, 2))
-    cases.append((70, 32, 6, 2, 2, 0, "skew", 43, 3))
-    for n, chunk, c, T, T2, glog1, kind, groups, passes in cases:
+    # (n, chunk, c, T, T2, glog1, scalar kind, sort groups)
+    cases.append((100, 32, 8, 3, 2, 1, "mix", 1))
+    cases.append((45, 64, 7, 5, 3, 2, "mix", 3))
+    cases.append((70, 32, 6, 2, 2, 0, "skew", 43))
+    for n, chunk, c, T, T2, glog1, kind, groups in cases:
         vals = [rnd.randrange(1, Q) for _ in range(n)]
         for i in range(0, n, 9):
             vals[i] = 0  # infinity
@@ -274,13 +271,13 @@ def pipeline(G, seed):
         pts = S.alloc(n * 2 * G.W, sum((toy.aff(v) for v in vals), []))
         scal = S.alloc(n * 8, sum((mont(s) for s in sc), []))
         want = sum(s * v for s, v in zip(sc, vals)) % Q
-        got = run(S, G, toy, pts, n, scalars=scal, chunk=chunk, c=c, T=T, T2=T2, glog1=glog1, groups=groups,
-                  passes=passes)
-        assert got == want, (G.name, n, chunk, c, kind, groups, passes, got, want)
+        got = run(S, G, toy, pts, n, scalars=scal, chunk=chunk, c=c, T=T, T2=T2, glog1=glog1, groups=groups)
+        assert got == want, (G.name, n, chunk, c, kind, groups, got, want)
         # dense count
-        ctr = S.alloc(1, [0])
-        S.launch("msm_count_dense", -(-n // B), B, scalars=scal, counter=ctr, n=n)
-        assert S.rd(ctr) == sum(1 for s in sc if s not in (0, 1))
+        for grid, block in ((-(-n // B), B), (1, 32), (2, 64)):  # one step, and the grid-stride loop
+            ctr = S.alloc(1, [0])
+            S.launch("msm_count_dense", grid, block, scalars=scal, counter=ctr, n=n)
+            assert S.rd(ctr) == sum(1 for s in sc if s not in (0, 1)), (grid, block)
     # batch addition from a bitmap, two chunks
     n = 75
     vals = [rnd.randrange(Q) for _ in range(n)]

@@ -33,7 +33,7 @@ pub(super) fn msm<G: Group>(
 ) -> Result<G::Jac> {
     let mut phases = Phases::new(gpu)?;
     let dense = match w {
-        Weights::Scalars(s) => Some(count_dense(gpu, m, s, n)?),
+        Weights::Scalars(s) => Some(count_dense(gpu, m, sms, s, n)?),
         Weights::Bitmap(_) => None,
     };
     let host = matches!(points, Points::Host(_));
@@ -83,27 +83,22 @@ pub(super) fn msm<G: Group>(
     Ok(r)
 }
 
-/// Scatter passes per sort group, each over a slice of the group's buckets, so that the slice of
-/// the sorted list it writes stays in L2 (FILSNARK_MSM_SCATTER_PASSES, 1..=64).
-fn scatter_passes() -> usize {
-    let v = std::env::var("FILSNARK_MSM_SCATTER_PASSES").ok().and_then(|v| v.parse::<usize>().ok());
-    v.filter(|p| (1..=64).contains(p)).unwrap_or(1)
-}
-
 /// Grid of the curve kernels for `threads` threads.
 fn ec_grid(threads: usize) -> (u32, u32) {
     (threads.div_ceil(EC_BLOCK as usize) as u32, 1)
 }
 
 /// Number of scalars that are neither 0 nor 1 (sizes the window).
-fn count_dense(gpu: &Gpu, m: &Module, scalars: &DeviceBuffer<u32>, n: usize) -> Result<usize> {
+fn count_dense(gpu: &Gpu, m: &Module, sms: u32, scalars: &DeviceBuffer<u32>, n: usize) -> Result<usize> {
     let mut counter = gpu.alloc::<u32>(1)?;
     counter.fill_bytes(0)?;
     let f = m.function("msm_count_dense")?;
     let args = [scalars.arg(), counter.arg(), KernelArg::U32(n as u32)];
     // SAFETY: msm_count_dense(scalars, counter, n) reads n scalars of 8 words (n = len/8 checked by
     // the caller) and adds to one counter word; both buffers outlive the synchronous read below.
-    unsafe { f.launch(&gpu.stream, n.div_ceil(BLOCK as usize) as u32, BLOCK, &args)? };
+    // (grid-stride: 8 blocks per SM are enough to read at full bandwidth)
+    let grid = n.div_ceil(BLOCK as usize).clamp(1, 8 * sms as usize) as u32;
+    unsafe { f.launch(&gpu.stream, grid, BLOCK, &args)? };
     let mut c = [0u32];
     counter.copy_to_host(&mut c)?;
     Ok(c[0] as usize)
@@ -406,28 +401,22 @@ impl<'a, G: Group> Run<'a, G> {
         let tiles = [self.counts.arg_at(k0)?, self.tile_sums.arg(), KernelArg::U32(k as u32)];
         let top = [self.tile_sums.arg(), self.tile_offs.arg(), KernelArg::U32(ntiles)];
         let apply = [self.counts.arg_at(k0)?, self.tile_offs.arg(), self.offsets.arg_at(k0)?, KernelArg::U32(k as u32)];
-        let scatter = |klo: usize, khi: usize| -> Result<[KernelArg; 11]> {
-            Ok([
-                self.digits.arg(),
-                self.ranks.arg(),
-                self.offsets.arg(),
-                self.sorted.arg_at(2 * self.group_base(g))?,
-                KernelArg::U32(len as u32),
-                KernelArg::U32(p.c),
-                KernelArg::U32(p.nwin),
-                KernelArg::U32(p.chunk as u32),
-                KernelArg::U32(w0),
-                KernelArg::U32(klo as u32),
-                KernelArg::U32(khi as u32),
-            ])
-        };
-        let passes = scatter_passes();
+        let scatter = [
+            self.digits.arg(),
+            self.ranks.arg(),
+            self.offsets.arg(),
+            self.sorted.arg_at(2 * self.group_base(g))?,
+            KernelArg::U32(len as u32),
+            KernelArg::U32(p.c),
+            KernelArg::U32(p.nwin),
+            KernelArg::U32(p.chunk as u32),
+            KernelArg::U32(w0),
+        ];
         let st = &self.sorter.stream;
         // SAFETY: the scan kernels read counts[k0..k1) and write tile_sums[0..ntiles),
         // tile_offs[0..=ntiles], offsets[k0..=k1] (group-relative), all inside buffers sized for
         // every bucket; msm_scatter reads the digit rows w0..w1 (and the ones row for the last
-        // group) written by msm_digits and writes each non-zero digit once (the passes' bucket
-        // ranges partition [k0, k1)), as a pair of words at
+        // group) written by msm_digits and writes each non-zero digit once, as a pair of words at
         // offsets[b] + rank of the group's region, which holds (w1 - w0) * chunk pairs (the last
         // region runs to entries()). The totals slot g lives in the sorter until it is dropped,
         // after the stream.
@@ -435,10 +424,7 @@ impl<'a, G: Group> Run<'a, G> {
             self.launch_on(st, "msm_scan_tiles", (ntiles, 1), BLOCK, &tiles)?;
             self.launch_on(st, "msm_scan_top", (1, 1), BLOCK, &top)?;
             self.launch_on(st, "msm_scan_apply", (ntiles, 1), BLOCK, &apply)?;
-            for q in 0..passes {
-                let range = scatter(k0 + k * q / passes, k0 + k * (q + 1) / passes)?;
-                self.launch_on(st, "msm_scatter", (len.div_ceil(BLOCK as usize) as u32, rows), BLOCK, &range)?;
-            }
+            self.launch_on(st, "msm_scatter", (len.div_ceil(BLOCK as usize) as u32, rows), BLOCK, &scatter)?;
             self.offsets.copy_to_host_on(st, k1, &mut self.sorter.totals[g..g + 1])?;
         }
         self.sorter.sorted[g].record(st)
