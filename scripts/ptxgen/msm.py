@@ -12,6 +12,8 @@ Pipeline per chunk of m points (host: src/gpu/msm/):
                    the rest c-1, 256 bits in all). Scalars equal to 1 are one
                    more pseudo-window, row nwin, with the single bucket NB:
                    the batch addition is the sum of that bucket.
+  msm_bitmap_sort  the batch addition's whole sort (bitmap of selected points,
+                   no digits): each set bit straight into the sorted list.
   msm_ranks        per window row (a group of rows per launch): every
                    non-zero digit takes a rank in its bucket from a
                    warp-aggregated atomic histogram (match.any: one atomic per
