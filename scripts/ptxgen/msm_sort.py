@@ -42,47 +42,32 @@ def emit_digit(f, o, s, carry, c):
     f.op("shr.u32", o[7], s[7], c)
 
 
-def classify(f, s, valid):
-    """Canonical s (8 regs); returns (dense, one) predicates for valid lanes."""
-    z, o, pz, po = f.t(), f.t(), None, None
+ONE = limbs(1, 8)  # the scalar 1, canonical
+ONE_MONT = limbs((1 << 256) % FR.mod, 8)  # the scalar 1 in Montgomery form (0 is 0 in both)
+
+
+def classify(f, s, valid, one_words=ONE):
+    """s (8 regs) against 0 and against the scalar 1 written as `one_words` (ONE for canonical
+    words, ONE_MONT for Montgomery words < r, which need no conversion); returns the (dense, one)
+    predicates for valid lanes: dense = neither 0 nor 1."""
+    z, d = f.t(), f.t()
     f.op("or.b32", z, s[0], s[1])
     for r in s[2:]:
         f.op("or.b32", z, z, r)
-    f.op("or.b32", o, s[1], s[2])
-    for r in s[3:]:
-        f.op("or.b32", o, o, r)
-    pz = setp(f, "eq", z, 0)
-    p_hi = setp(f, "eq", o, 0)
-    p_lo = setp(f, "eq", s[0], 1)
-    po = f.t("p")
-    f.op("and.pred", po, p_hi, p_lo)
+    f.op("xor.b32", d, s[0], one_words[0])
+    for r, w in zip(s[1:], one_words[1:]):
+        x = r
+        if w:
+            x = f.t()
+            f.op("xor.b32", x, r, w)
+        f.op("or.b32", d, d, x)
+    pz, po = setp(f, "eq", z, 0), setp(f, "eq", d, 0)
     dense, one, t = f.t("p"), f.t("p"), f.t("p")
     f.op("or.pred", t, pz, po)
     f.op("not.pred", t, t)
     f.op("and.pred", dense, t, valid)
     f.op("and.pred", one, po, valid)
     return dense, one
-
-
-def is_dense_mont(f, s, valid):
-    """Montgomery words s (8 regs, canonical: < r) of a valid lane that is neither 0 nor 1, whose
-    Montgomery forms are 0 and 2^256 mod r: no conversion needed."""
-    one = limbs((1 << 256) % FR.mod, 8)
-    z, d = f.t(), f.t()
-    f.op("or.b32", z, s[0], s[1])
-    for r in s[2:]:
-        f.op("or.b32", z, z, r)
-    f.op("xor.b32", d, s[0], one[0])
-    for r, w in zip(s[1:], one[1:]):
-        x = f.t()
-        f.op("xor.b32", x, r, w)
-        f.op("or.b32", d, d, x)
-    pz, po = setp(f, "eq", z, 0), setp(f, "eq", d, 0)
-    dense = f.t("p")
-    f.op("or.pred", dense, pz, po)
-    f.op("not.pred", dense, dense)
-    f.op("and.pred", dense, dense, valid)
-    return dense
 
 
 def load_canonical(f, scalars, idx, valid):
@@ -114,7 +99,7 @@ def count_dense_kernel():
     valid = setp(f, "lt", idx, a["n"])
     s = zeros(f, 8)
     ldv(f, elem(f, a["scalars"], idx, 32), 8, pred=f"@{valid}", dst=s)
-    dense = is_dense_mont(f, s, valid)
+    dense, _ = classify(f, s, valid, ONE_MONT)
     f.op("vote.sync.ballot.b32", b, dense, 0xFFFFFFFF)
     f.op("popc.b32", cnt, b)
     f.op("add.u32", acc, acc, cnt)
