@@ -137,10 +137,15 @@ impl<T: Pod> DeviceBuffer<T> {
         self.stream.synchronize()
     }
 
-    /// Copies the buffer into `dst` and waits for the copy.
+    /// Copies the buffer's first `dst.len()` elements into `dst` and waits for the copy.
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        self.copy_to_host_at(0, dst)
+    }
+
+    /// Copies elements `offset..offset + dst.len()` into `dst` and waits for the copy.
+    pub fn copy_to_host_at(&self, offset: usize, dst: &mut [T]) -> Result<()> {
         // SAFETY: we synchronize before `dst` can go away.
-        unsafe { self.copy_to_host_async(dst)? };
+        unsafe { self.copy_to_host_on(&self.stream, offset, dst)? };
         self.stream.synchronize()
     }
 

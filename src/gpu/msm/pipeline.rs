@@ -564,12 +564,11 @@ impl<'a, G: Group> Run<'a, G> {
             llog += gl;
         }
         // one segment per window is left: the window sums, then the ones bucket, to the host
-        let mut sums = gpu.alloc::<u32>((p.nwin as usize + 1) * xyzz)?;
-        sums.copy_from_device(0, &a.1, 0, p.nwin as usize * xyzz)?;
-        sums.copy_from_device(p.nwin as usize * xyzz, &self.buckets, p.ones() * xyzz, xyzz)?;
-        let mut w = vec![0u32; sums.len()];
-        sums.copy_to_host(&mut w)?;
-        self.extra.extend([a.0, a.1, b.0, b.1, sums]);
+        let nw = p.nwin as usize * xyzz;
+        let mut w = vec![0u32; nw + xyzz];
+        a.1.copy_to_host_at(0, &mut w[..nw])?;
+        self.buckets.copy_to_host_at(p.ones() * xyzz, &mut w[nw..])?;
+        self.extra.extend([a.0, a.1, b.0, b.1]);
         let points: Vec<G::Jac> = w.chunks(xyzz).map(G::from_xyzz_words).collect();
         Ok(horner::<G>(&points, &p))
     }
@@ -577,10 +576,8 @@ impl<'a, G: Group> Run<'a, G> {
     /// Bucket `i` (the batch addition's result is the ones bucket).
     pub fn read_point(&self, i: usize) -> Result<G::Jac> {
         let xyzz = 4 * G::W;
-        let mut one = self.gpu.alloc::<u32>(xyzz)?;
-        one.copy_from_device(0, &self.buckets, i * xyzz, xyzz)?;
         let mut w = vec![0u32; xyzz];
-        one.copy_to_host(&mut w)?;
+        self.buckets.copy_to_host_at(i * xyzz, &mut w)?;
         Ok(G::from_xyzz_words(&w))
     }
 }
