@@ -44,6 +44,14 @@ class F2:
     def dbl(self, f, a):
         o = self.new(f); self.call(f, "dbl", o, a); return o
 
+    def mul_sub_mul(self, f, a, b, c, d, out=None):
+        """a*b - c*d (into out, or new registers): two products and a
+        subtraction (FpInline: one reduction)."""
+        t = self.mul(f, c, d)
+        o = out or self.new(f)
+        self.call(f, "sub", o, self.mul(f, a, b), t)
+        return o
+
     def is_zero(self, f, *xs):
         z, p = f.t(), f.t("p")
         regs = sum([list(x) for x in xs], [])
@@ -112,8 +120,20 @@ class FpInline(F2):
             FP.emit_add(f, out, a, a)
         elif name == "neg":
             FP.emit_neg(f, out, a)
+        elif name == "mul_add_mul":
+            FP.emit_mul_add_mul(f, out, a[:12], a[12:24], a[24:36], a[36:])
         else:
             f.op("call", f"fp_{name}", out, a)
+
+    def mul_sub_mul(self, f, a, b, c, d, out=None):
+        """a*b - c*d = (a*b + (p - c)*d)/R with one Montgomery reduction (lazy
+        reduction, ff.Field.emit_mul_add_mul); p - c is left non-canonical
+        (p for c = 0), which the sum's bound allows."""
+        nc = self.new(f)
+        FP.emit_neg(f, nc, c, canonical=False)
+        o = out or self.new(f)
+        self.call(f, "mul_add_mul", o, a, b, nc, d)
+        return o
 
 
 FPO = F2("fp", 12, ONE_FP)
@@ -233,7 +253,7 @@ class Curve:
         M = Fo.add(f, Fo.dbl(f, x2), x2)
         t = Fo.sub(f, Fo.sqr(f, M), Fo.dbl(f, S))
         movs(f, oX, t)
-        Y3 = Fo.sub(f, Fo.mul(f, M, Fo.sub(f, S, t)), Fo.mul(f, W, Y1))
+        Y3 = Fo.mul_sub_mul(f, M, Fo.sub(f, S, t), Y1, W)
         movs(f, oY, Y3)
         Fo.call(f, "mul", oZZ, V, ZZ1)
         Fo.call(f, "mul", oZZZ, W, ZZZ1)
@@ -355,8 +375,7 @@ class Curve:
         Fo.call(f, "mul", oZZZ, ZZZ1, PPP)
         Q = Fo.mul(f, X1, PP)
         Fo.call(f, "sub", oX, Fo.sub(f, Fo.sqr(f, Rd), PPP), Fo.dbl(f, Q))
-        t = Fo.mul(f, Y1, PPP)
-        Fo.call(f, "sub", oY, Fo.mul(f, Rd, Fo.sub(f, Q, oX)), t)
+        Fo.mul_sub_mul(f, Rd, Fo.sub(f, Q, oX), Y1, PPP, out=oY)
 
 
 B1 = limbs(4 * pow(2, 384, P) % P, 12)

@@ -11,6 +11,10 @@ Algorithms
             adjacent limbs and each product is a mad.lo.cc/madc.hi.cc pair
             (one IMAD.WIDE); one final subtraction (both moduli have spare
             bits, so the CIOS result is < 2p).
+  mul_add_mul : (a*b + c*d)/R with one reduction (lazy reduction): the same
+            CIOS with two product rows per reduction row (emit_mul is its
+            one-product case); for Fp only (the top accumulator limb needs the
+            spare bits), used by G1's Y3 = R(Q - X3) - Y1 PPP and the doubling.
   sqr     : the 2n-limb square (cross products once, doubled, diagonal added),
             then a Montgomery reduction of the low half (mul_by_1) plus the high
             half, with one final subtraction.
@@ -97,15 +101,22 @@ class Field:
         f.op("madc.lo.cc.u32", odd[n - 2], a[n - 2], bi, 0)
         f.op("madc.hi.u32", odd[n - 1], a[n - 2], bi, 0)
 
-    def mad_n_redc(self, f, even, odd, a, bi, first):
+    def mad_n_redc(self, f, even, odd, pairs, i, first):
+        """One CIOS step: acc += a*b[i] for each (a, b) in pairs (the first
+        row also shifts acc down one limb), then one reduction row."""
         n, M = self.n, self.mod_operands(f)
+        (a, b), more = pairs[0], pairs[1:]
         if first:
-            self.mul_n(f, odd, a[1:], bi, n)
-            self.mul_n(f, even, a, bi, n)
+            self.mul_n(f, odd, a[1:], b[i], n)
+            self.mul_n(f, even, a, b[i], n)
         else:
             f.op("add.cc.u32", even[0], even[0], odd[1])
-            self.madc_n_rshift(f, odd, a[1:], bi)
-            self.cmad_n(f, even, a, bi, n)
+            self.madc_n_rshift(f, odd, a[1:], b[i])
+            self.cmad_n(f, even, a, b[i], n)
+            f.op("addc.u32", odd[n - 1], odd[n - 1], 0)
+        for c, d in more:
+            self.cmad_n(f, odd, c[1:], d[i], n)
+            self.cmad_n(f, even, c, d[i], n)
             f.op("addc.u32", odd[n - 1], odd[n - 1], 0)
         mi = f.t()
         f.op("mul.lo.u32", mi, even[0], self.m0_operand(f))
@@ -128,11 +139,28 @@ class Field:
 
     def emit_mul(self, f, out, a, b):
         """out = a*b/R mod p; a, b lists of regs (b may be immediates)."""
-        n = self.n
+        self.emit_sum_of_products(f, out, [(a, b)])
+
+    def emit_mul_add_mul(self, f, out, a, b, c, d):
+        """out = (a*b + c*d)/R mod p with one reduction (lazy reduction): both
+        products are added into the CIOS accumulator, two product rows per
+        reduction row. a, b, c, d <= p (p itself allowed: a negation p - x
+        need not be canonical)."""
+        self.emit_sum_of_products(f, out, [(a, b), (c, d)])
+
+    def emit_sum_of_products(self, f, out, pairs):
+        """out = (sum of a*b over pairs)/R mod p, CIOS with even/odd accumulators.
+        Bounds: the top accumulator limb (odd[n-1]) takes the high words of the
+        top-limb products of every row (each < M[n-1] for operands a <= p) plus
+        two carries per row, and must not overflow; the sum of products must be
+        < p*R so that the result (sum + m*p)/R is < 2p (one final subtraction)."""
+        n, k = self.n, len(pairs)
+        assert (k + 1) * (self.M[n - 1] + 2) < 1 << 32, "top limb would overflow"
+        assert k * self.mod * self.mod < self.mod << (32 * n), "result would not be < 2p"
         even, odd = f.ts(n), f.ts(n + 1)
         for i in range(0, n, 2):
-            self.mad_n_redc(f, even, odd, a, b[i], i == 0)
-            self.mad_n_redc(f, odd, even, a, b[i + 1], False)
+            self.mad_n_redc(f, even, odd, pairs, i, i == 0)
+            self.mad_n_redc(f, odd, even, pairs, i + 1, False)
         f.op("add.cc.u32", even[0], even[0], odd[1])
         for i in range(1, n - 1):
             f.op("addc.cc.u32", even[i], even[i], odd[i + 1])
@@ -247,13 +275,16 @@ class Field:
             f.op("addc.cc.u32", out[i], x[i], y[i])
         f.op("addc.u32", out[n - 1], x[n - 1], y[n - 1])
 
-    def emit_neg(self, f, out, a):
+    def emit_neg(self, f, out, a, canonical=True):
+        """out = p - a, or 0 for a = 0 (canonical=False: p for a = 0, no check)."""
         n = self.n
-        x, z, pz = f.ts(n), f.t(), f.t("p")
+        x, z, pz = (f.ts(n), f.t(), f.t("p")) if canonical else (out, None, None)
         f.op("sub.cc.u32", x[0], self.M[0], a[0])
         for i in range(1, n - 1):
             f.op("subc.cc.u32", x[i], self.M[i], a[i])
         f.op("subc.u32", x[n - 1], self.M[n - 1], a[n - 1])
+        if not canonical:
+            return
         f.op("or.b32", z, a[0], a[1])
         for i in range(2, n):
             f.op("or.b32", z, z, a[i])

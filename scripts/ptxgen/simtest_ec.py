@@ -59,4 +59,11 @@ for p, q in cases:
     assert S.call("g1_on_curve", aff(p)) == [1]
     assert from_xyzz(S.call("g1c_madd", xyzz(p) + aff(q))) == aff_add(p, q)
 assert S.call("g1_on_curve", M(1) + M(2)) == [0]
+# generic add/madd/dbl (random Z): Y3 = R*(Q - X3) - Y1*PPP and the doubling's
+# M*(S - X3) - W*Y1 go through FpInline.mul_sub_mul (one lazy reduction)
+for _ in range(20):
+    p, q = rnd_pt(), rnd_pt()
+    assert from_xyzz(S.call("g1_add", xyzz(p) + xyzz(q))) == aff_add(p, q)
+    assert from_xyzz(S.call("g1_madd", xyzz(p) + aff(q))) == aff_add(p, q)
+    assert from_xyzz(S.call("g1_dbl", xyzz(p))) == aff_add(p, p)
 print("g1 ok")
