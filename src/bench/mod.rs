@@ -7,6 +7,8 @@
 //! report serializes to the JSON documented in `docs/bench-json.md` (schema
 //! [`report::SCHEMA`], version [`report::SCHEMA_VERSION`]), prints as tables
 //! ([`report::BenchReport::print`]) and draws as an SVG timeline ([`svg::timeline`]).
+//! [`cpu`] is `bench cpu`: the CPU kernels on both arithmetic paths.
+pub mod cpu;
 pub mod report;
 pub mod svg;
 

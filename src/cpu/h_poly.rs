@@ -4,13 +4,27 @@
 //! a scale by g^rev(i)/n (the coset shift), and a forward DIT (→ natural coset evaluations);
 //! then pointwise (a·b − c)/Z, Z = g^n − 1 being constant on the coset; then an inverse DIF
 //! and a scale by g^-rev(i)/n give h's coefficients, returned in natural order, n − 1 of them.
+//! On CPUs with AVX-512 IFMA the same steps run eight elements at a time ([`super::avx512::ntt`]).
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
 
 use super::ntt::{from_bitrev, Direction, Domain};
 
-pub fn h_poly(mut a: Vec<Scalar>, mut b: Vec<Scalar>, mut c: Vec<Scalar>) -> Vec<Scalar> {
+pub fn h_poly(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Scalar> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::avx512;
+        let log_n = a.len().next_power_of_two().trailing_zeros();
+        if avx512::available() && log_n >= avx512::ntt::MIN_LOG_N {
+            return avx512::ntt::h_poly(&avx512::ntt::Domain::cached(log_n), a, b, c);
+        }
+    }
+    h_poly_blst(a, b, c)
+}
+
+/// [`h_poly`] with blst's Fr arithmetic, one element at a time.
+pub fn h_poly_blst(mut a: Vec<Scalar>, mut b: Vec<Scalar>, mut c: Vec<Scalar>) -> Vec<Scalar> {
     let d = Domain::for_len(a.len());
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
     for v in [&mut a, &mut b, &mut c] {

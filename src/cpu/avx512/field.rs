@@ -1,0 +1,335 @@
+//! Eight field elements at a time on AVX-512 IFMA: Montgomery arithmetic over N limbs of 52 bits
+//! (R = 2^(52·N)), one element per 64-bit lane. One implementation serves the scalar field Fr
+//! (N = 5, R = 2^260) and the base field Fp (N = 8, R = 2^416); each is a [`Modulus`].
+//!
+//! `vpmadd52luq`/`vpmadd52huq` add the low/high 52 bits of a 52×52-bit product to a 64-bit lane.
+//! A multiplication is CIOS with one limb of the multiplier per row: the row's products and the
+//! reduction's m·p are summed into 64-bit accumulators whose carries stay in place (at most 4N
+//! terms of < 2^52 per lane, < 2^57), the accumulator shifts down one limb per row, and one
+//! carry pass plus one conditional subtraction end it. Inputs and outputs are canonical: every
+//! limb < 2^52, the value < p.
+//!
+//! Everything here is `#[inline(always)]` and needs AVX-512F and AVX-512 IFMA: it is only
+//! called from `#[target_feature(enable = "avx512f,avx512ifma")]` functions, which
+//! [`super::available`] guards.
+use std::arch::x86_64::*;
+
+pub const MASK52: u64 = (1 << 52) - 1;
+
+/// A field's constants in 52-bit limbs, least significant first.
+pub struct Modulus<const N: usize> {
+    pub p: [u64; N],
+    /// −p⁻¹ mod 2^52.
+    pub m0: u64,
+    /// Multiplying by this takes blst's Montgomery form x·2^(64·W) to ours, x·R.
+    pub to_ours: [u64; N],
+    /// Multiplying by this takes x·R back to x·2^(64·W).
+    pub to_blst: [u64; N],
+    /// R mod p: the element 1.
+    pub one: [u64; N],
+}
+
+/// Eight elements: lane l of `self.0[j]` is limb j of element l.
+#[derive(Clone, Copy)]
+pub struct Lanes<const N: usize>(pub [__m512i; N]);
+
+/// Eight elements in memory, laid out as [`Lanes`] (limb-major), 64-byte aligned.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub struct Packed<const N: usize>(pub [[u64; 8]; N]);
+
+impl<const N: usize> Default for Packed<N> {
+    fn default() -> Self {
+        Packed([[0; 8]; N])
+    }
+}
+
+impl<const N: usize> Packed<N> {
+    /// Lane `l`'s limbs.
+    pub fn get(&self, l: usize) -> [u64; N] {
+        std::array::from_fn(|j| self.0[j][l])
+    }
+
+    pub fn set(&mut self, l: usize, v: &[u64; N]) {
+        for j in 0..N {
+            self.0[j][l] = v[j];
+        }
+    }
+}
+
+#[inline(always)]
+pub unsafe fn splat64(v: u64) -> __m512i {
+    _mm512_set1_epi64(v as i64)
+}
+
+/// The same element in all eight lanes.
+#[inline(always)]
+pub unsafe fn splat<const N: usize>(v: &[u64; N]) -> Lanes<N> {
+    Lanes(std::array::from_fn(|j| splat64(v[j])))
+}
+
+#[inline(always)]
+pub unsafe fn load<const N: usize>(m: &Packed<N>) -> Lanes<N> {
+    Lanes(std::array::from_fn(|j| _mm512_load_si512(m.0[j].as_ptr() as *const _)))
+}
+
+#[inline(always)]
+pub unsafe fn store<const N: usize>(m: &mut Packed<N>, v: &Lanes<N>) {
+    for j in 0..N {
+        _mm512_store_si512(m.0[j].as_mut_ptr() as *mut _, v.0[j]);
+    }
+}
+
+/// Carries each limb's bits above 52 into the next one (the top limb keeps its excess).
+#[inline(always)]
+unsafe fn normalize<const N: usize>(t: &mut [__m512i; N]) {
+    let mask = splat64(MASK52);
+    for j in 0..N - 1 {
+        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
+        t[j] = _mm512_and_si512(t[j], mask);
+    }
+}
+
+/// t − p where t ≥ p, else t (t normalised, t < 2p).
+#[inline(always)]
+unsafe fn reduce_once<const N: usize>(f: &Modulus<N>, t: [__m512i; N]) -> Lanes<N> {
+    let mask = splat64(MASK52);
+    let mut d = [_mm512_setzero_si512(); N];
+    let mut borrow = _mm512_setzero_si512();
+    for j in 0..N {
+        let v = _mm512_sub_epi64(_mm512_sub_epi64(t[j], splat64(f.p[j])), borrow);
+        borrow = _mm512_srli_epi64(v, 63);
+        d[j] = _mm512_and_si512(v, mask);
+    }
+    // borrow = 1 where t < p: keep t there.
+    let keep = _mm512_test_epi64_mask(borrow, borrow);
+    Lanes(std::array::from_fn(|j| _mm512_mask_blend_epi64(keep, d[j], t[j])))
+}
+
+/// a·b·R⁻¹ mod p.
+#[inline(always)]
+pub unsafe fn mul<const N: usize>(f: &Modulus<N>, a: &Lanes<N>, b: &Lanes<N>) -> Lanes<N> {
+    let z = _mm512_setzero_si512();
+    let m0 = splat64(f.m0);
+    let p: [__m512i; N] = std::array::from_fn(|j| splat64(f.p[j]));
+    let (a, b) = (&a.0, &b.0);
+    // t[0..N] is the running sum divided by 2^(52·row); `top` is its limb N.
+    let mut t = [z; N];
+    for ai in a.iter() {
+        let mut top = z;
+        for j in 0..N {
+            t[j] = _mm512_madd52lo_epu64(t[j], *ai, b[j]);
+        }
+        for j in 0..N - 1 {
+            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], *ai, b[j]);
+        }
+        top = _mm512_madd52hi_epu64(top, *ai, b[N - 1]);
+        let m = _mm512_madd52lo_epu64(z, t[0], m0);
+        for j in 0..N {
+            t[j] = _mm512_madd52lo_epu64(t[j], m, p[j]);
+        }
+        for j in 0..N - 1 {
+            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], m, p[j]);
+        }
+        top = _mm512_madd52hi_epu64(top, m, p[N - 1]);
+        // t[0] is now 0 mod 2^52: drop that limb, keeping its carry.
+        let carry = _mm512_srli_epi64(t[0], 52);
+        for j in 0..N - 1 {
+            t[j] = t[j + 1];
+        }
+        t[0] = _mm512_add_epi64(t[0], carry);
+        t[N - 1] = top;
+    }
+    normalize(&mut t);
+    reduce_once(f, t)
+}
+
+#[inline(always)]
+pub unsafe fn sqr<const N: usize>(f: &Modulus<N>, a: &Lanes<N>) -> Lanes<N> {
+    mul(f, a, a)
+}
+
+/// a + b mod p.
+#[inline(always)]
+pub unsafe fn add<const N: usize>(f: &Modulus<N>, a: &Lanes<N>, b: &Lanes<N>) -> Lanes<N> {
+    let mut t: [__m512i; N] = std::array::from_fn(|j| _mm512_add_epi64(a.0[j], b.0[j]));
+    normalize(&mut t);
+    reduce_once(f, t)
+}
+
+/// a − b mod p.
+#[inline(always)]
+pub unsafe fn sub<const N: usize>(f: &Modulus<N>, a: &Lanes<N>, b: &Lanes<N>) -> Lanes<N> {
+    let mask = splat64(MASK52);
+    let mut d = [_mm512_setzero_si512(); N];
+    let mut borrow = _mm512_setzero_si512();
+    for j in 0..N {
+        let v = _mm512_sub_epi64(_mm512_sub_epi64(a.0[j], b.0[j]), borrow);
+        borrow = _mm512_srli_epi64(v, 63);
+        d[j] = _mm512_and_si512(v, mask);
+    }
+    // Where a < b, add p back (the borrow out of the top limb cancels its carry).
+    let neg = _mm512_test_epi64_mask(borrow, borrow);
+    let mut t: [__m512i; N] = std::array::from_fn(|j| _mm512_mask_add_epi64(d[j], neg, d[j], splat64(f.p[j])));
+    normalize(&mut t);
+    t[N - 1] = _mm512_and_si512(t[N - 1], mask);
+    Lanes(t)
+}
+
+/// 2a mod p.
+#[inline(always)]
+pub unsafe fn dbl<const N: usize>(f: &Modulus<N>, a: &Lanes<N>) -> Lanes<N> {
+    add(f, a, a)
+}
+
+/// Lanes where `m` is set take `b`, the others `a`.
+#[inline(always)]
+pub unsafe fn blend<const N: usize>(m: __mmask8, a: &Lanes<N>, b: &Lanes<N>) -> Lanes<N> {
+    Lanes(std::array::from_fn(|j| _mm512_mask_blend_epi64(m, a.0[j], b.0[j])))
+}
+
+/// Lanes holding 0.
+#[inline(always)]
+pub unsafe fn is_zero<const N: usize>(a: &Lanes<N>) -> __mmask8 {
+    let mut or = a.0[0];
+    for j in 1..N {
+        or = _mm512_or_si512(or, a.0[j]);
+    }
+    _mm512_testn_epi64_mask(or, or)
+}
+
+/// Eight values in blst's Montgomery form (W words each: x·2^(64·W), canonical) in ours, x·R.
+#[inline(always)]
+pub unsafe fn from_blst<const N: usize, const W: usize>(f: &Modulus<N>, x: &[[u64; W]; 8]) -> Lanes<N> {
+    let mut m = Packed::<N>::default();
+    for (l, w) in x.iter().enumerate() {
+        m.set(l, &limbs_from_words(w));
+    }
+    mul(f, &load(&m), &splat(&f.to_ours))
+}
+
+/// Eight values of ours back in blst's Montgomery form.
+#[inline(always)]
+pub unsafe fn to_blst<const N: usize, const W: usize>(f: &Modulus<N>, v: &Lanes<N>) -> [[u64; W]; 8] {
+    let mut m = Packed::<N>::default();
+    store(&mut m, &mul(f, v, &splat(&f.to_blst)));
+    std::array::from_fn(|l| words_from_limbs(&m.get(l)))
+}
+
+/// x (W 64-bit words, least significant first) as N limbs of 52 bits.
+pub fn limbs_from_words<const W: usize, const N: usize>(w: &[u64; W]) -> [u64; N] {
+    std::array::from_fn(|j| {
+        let (bit, word) = (52 * j, 52 * j / 64);
+        let shift = bit % 64;
+        let mut v = w.get(word).map_or(0, |x| x >> shift);
+        if shift > 12 {
+            v |= w.get(word + 1).map_or(0, |x| x << (64 - shift));
+        }
+        v & MASK52
+    })
+}
+
+/// N limbs of 52 bits (value < 2^(64·W)) as W 64-bit words.
+pub fn words_from_limbs<const N: usize, const W: usize>(l: &[u64; N]) -> [u64; W] {
+    let mut w = [0u64; W];
+    for (j, &v) in l.iter().enumerate() {
+        let (bit, word) = (52 * j, 52 * j / 64);
+        let shift = bit % 64;
+        if word < W {
+            w[word] |= v << shift;
+        }
+        if shift > 12 && word + 1 < W {
+            w[word + 1] |= v >> (64 - shift);
+        }
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{available, FP, FR};
+    use super::*;
+    use blstrs::{Fp, Scalar};
+    use ff::{Field, PrimeField};
+    use rand::SeedableRng;
+
+    fn fr_words(v: &Scalar) -> [u64; 4] {
+        blst::blst_fr::from(*v).l
+    }
+
+    fn fr_from_words(w: [u64; 4]) -> Scalar {
+        Scalar::from(blst::blst_fr { l: w })
+    }
+
+    /// Eight Fr values through ours: op on lanes, back to blst.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    unsafe fn fr_op(x: &[Scalar; 8], y: &[Scalar; 8], op: u8) -> [Scalar; 8] {
+        let a = from_blst(&FR, &x.map(|v| fr_words(&v)));
+        let b = from_blst(&FR, &y.map(|v| fr_words(&v)));
+        let c = match op {
+            0 => mul(&FR, &a, &b),
+            1 => add(&FR, &a, &b),
+            2 => sub(&FR, &a, &b),
+            _ => sqr(&FR, &a),
+        };
+        to_blst::<5, 4>(&FR, &c).map(fr_from_words)
+    }
+
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    unsafe fn fp_op(x: &[Fp; 8], y: &[Fp; 8], op: u8) -> [Fp; 8] {
+        let w = |v: &Fp| blst::blst_fp::from(*v).l;
+        let a = from_blst(&FP, &x.map(|v| w(&v)));
+        let b = from_blst(&FP, &y.map(|v| w(&v)));
+        let c = match op {
+            0 => mul(&FP, &a, &b),
+            1 => add(&FP, &a, &b),
+            2 => sub(&FP, &a, &b),
+            _ => sqr(&FP, &a),
+        };
+        to_blst::<8, 6>(&FP, &c).map(|l| Fp::from(blst::blst_fp { l }))
+    }
+
+    #[test]
+    fn lanes_match_blst_for_fr_and_fp() {
+        if !available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to compare");
+            return;
+        }
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(52);
+        let fr_edge = [Scalar::ZERO, Scalar::ONE, -Scalar::ONE, -Scalar::from(2u64)];
+        let fp_edge = [Fp::ZERO, Fp::ONE, -Fp::ONE, -Fp::from(2u64)];
+        for round in 0..200 {
+            let x: [Scalar; 8] = std::array::from_fn(|l| {
+                if round < 4 && l < 4 {
+                    fr_edge[(l + round) % 4]
+                } else {
+                    Scalar::random(&mut rng)
+                }
+            });
+            let y: [Scalar; 8] =
+                std::array::from_fn(
+                    |l| if round < 4 { fr_edge[(l * 3 + round) % 4] } else { Scalar::random(&mut rng) },
+                );
+            let (m, a, s, q) = unsafe { (fr_op(&x, &y, 0), fr_op(&x, &y, 1), fr_op(&x, &y, 2), fr_op(&x, &y, 3)) };
+            for l in 0..8 {
+                assert_eq!(m[l], x[l] * y[l], "Fr mul {:?} {:?}", x[l].to_repr(), y[l].to_repr());
+                assert_eq!(a[l], x[l] + y[l], "Fr add");
+                assert_eq!(s[l], x[l] - y[l], "Fr sub");
+                assert_eq!(q[l], x[l].square(), "Fr sqr");
+            }
+            let x: [Fp; 8] =
+                std::array::from_fn(
+                    |l| if round < 4 && l < 4 { fp_edge[(l + round) % 4] } else { Fp::random(&mut rng) },
+                );
+            let y: [Fp; 8] =
+                std::array::from_fn(|l| if round < 4 { fp_edge[(l * 3 + round) % 4] } else { Fp::random(&mut rng) });
+            let (m, a, s, q) = unsafe { (fp_op(&x, &y, 0), fp_op(&x, &y, 1), fp_op(&x, &y, 2), fp_op(&x, &y, 3)) };
+            for l in 0..8 {
+                assert_eq!(m[l], x[l] * y[l], "Fp mul");
+                assert_eq!(a[l], x[l] + y[l], "Fp add");
+                assert_eq!(s[l], x[l] - y[l], "Fp sub");
+                assert_eq!(q[l], x[l].square(), "Fp sqr");
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! The CPU kernels on AVX-512 IFMA: eight field elements per instruction in 52-bit limbs.
+//!
+//! - [`field`]: Montgomery arithmetic over N limbs of 52 bits, one implementation for both fields;
+//! - [`FR`], [`FP`]: the scalar field (5 limbs, R = 2^260) and the base field (8 limbs, R = 2^416),
+//!   with the factors that move values between blst's Montgomery form and ours;
+//! - [`ntt`]: the H polynomial's transforms over Fr.
+//!
+//! Used when the CPU has AVX-512F and AVX-512 IFMA (checked at run time, once) and
+//! `FILSNARK_CPU_AVX512` is not `0`; otherwise the blst code in the parent module runs. Both give
+//! the same bytes (tests).
+pub mod field;
+pub mod ntt;
+
+use std::sync::OnceLock;
+
+use field::Modulus;
+
+/// r, the order of G1 and G2.
+pub const FR: Modulus<5> = Modulus {
+    p: [0xfffff00000001, 0x02fffe5bfefff, 0x9a1d80553bda4, 0x7d483339d8080, 0x073eda753299d],
+    m0: 0xffffeffffffff,
+    to_ours: [0x00234fffffdcb, 0x61039ef635000, 0xdce3c3e2e7505, 0x7fa6f1563642b, 0x0247db575276a],
+    to_blst: [0x00001fffffffe, 0xfa00034802000, 0xcbc4ff55884b7, 0x056f998c4fefe, 0x01824b159acc5],
+    one: [0x00022ffffffdd, 0x9700396c23000, 0xedf77458d1293, 0xdf20ff1776e6a, 0x026821fa14f77],
+};
+
+/// p, the base field of G1.
+pub const FP: Modulus<8> = Modulus {
+    p: [
+        0xeffffffffaaab,
+        0xfeb153ffffb9f,
+        0x6b0f6241eabff,
+        0x12bf6730d2a0f,
+        0x764774b84f385,
+        0x1ba7b6434bacd,
+        0x1ea397fe69a4b,
+        0x000000001a011,
+    ],
+    m0: 0x3fffcfffcfffd,
+    to_ours: [
+        0x7fde37dba9366,
+        0x4e27525bc342b,
+        0x1f5b1e9778489,
+        0xb872b2b91b9dc,
+        0xb206f497dfcaf,
+        0x4137cc89a9b0b,
+        0xd9d20d7e39959,
+        0x000000000411c,
+    ],
+    to_blst: [
+        0x900000002fffd,
+        0x0bc40c0002760,
+        0x3c758baebf400,
+        0x57455f4898575,
+        0xd77ce58537052,
+        0x071a97a256ec6,
+        0xec3fa80e4935c,
+        0x0000000015f65,
+    ],
+    one: [
+        0x6480ea8e9b9af,
+        0x65766c8fe444f,
+        0x8b540fea96f7d,
+        0x3b2ee82efd422,
+        0xa6723e5f0ade5,
+        0xff6eb6fdd4230,
+        0xe06ef23c24a25,
+        0x0000000014c8e,
+    ],
+};
+
+/// Whether the AVX-512 IFMA kernels run: the CPU has them and `FILSNARK_CPU_AVX512` is not `0`.
+pub fn available() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        std::env::var("FILSNARK_CPU_AVX512").map_or(true, |v| v != "0")
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512ifma")
+    })
+}
