@@ -9,6 +9,7 @@ NONE = 0xFFFFFFFF
 SCAN_B = 256  # threads per scan block
 SCAN_E = 8  # elements per thread in a scan tile
 SCAN_TILE = SCAN_B * SCAN_E
+SORT_U = 4  # elements per step of the grid-stride loops of msm_ranks and msm_scatter
 
 
 def digit_func():
@@ -118,20 +119,82 @@ def agg_rank(f, key, counts, lane, lt):
     histogram: lanes with the same key (match.any) elect the highest lane,
     which adds the group size to counts[key] and broadcasts the old value.
     key = NONE: no atomic (rank undefined). All 32 lanes must run this."""
-    mask, leader, cnt, base, below, rank, a = f.t(), f.t(), f.t(), f.t(), f.t(), f.t(), None
-    f.op("match.any.sync.b32", mask, key, 0xFFFFFFFF)
-    f.op("bfind.u32", leader, mask)
-    f.op("popc.b32", cnt, mask)
-    f.op("mov.b32", base, 0)
-    pl, pv, p = setp(f, "eq", lane, leader), setp(f, "ne", key, NONE), f.t("p")
-    f.op("and.pred", p, pl, pv)
-    a = elem(f, counts, key, 4)
-    f.op(f"@{p}", "atom.global.add.u32", base, f"[{a}+0]", cnt)
-    f.op("shfl.sync.idx.b32", base, base, leader, 0x1F, 0xFFFFFFFF)
-    f.op("and.b32", below, mask, lt)
-    f.op("popc.b32", below, below)
-    f.op("add.u32", rank, base, below)
-    return rank
+    return agg_ranks(f, [key], counts, lane, lt)[0]
+
+
+def agg_ranks(f, keys, counts, lane, lt):
+    """agg_rank of several keys per lane, phase by phase (every match, then every
+    atomic, then every broadcast) so that the atomics of the keys are in flight together.
+    Keys of different slots take separate atomics (ranks stay distinct whatever the order)."""
+    ms = []
+    for key in keys:
+        mask = f.t()
+        f.op("match.any.sync.b32", mask, key, 0xFFFFFFFF)
+        ms.append(mask)
+    bases = []
+    for key, mask in zip(keys, ms):
+        leader, cnt, base = f.t(), f.t(), f.t()
+        f.op("bfind.u32", leader, mask)
+        f.op("popc.b32", cnt, mask)
+        f.op("mov.b32", base, 0)
+        pl, pv, p = setp(f, "eq", lane, leader), setp(f, "ne", key, NONE), f.t("p")
+        f.op("and.pred", p, pl, pv)
+        a = elem(f, counts, key, 4)
+        f.op(f"@{p}", "atom.global.add.u32", base, f"[{a}+0]", cnt)
+        bases.append((base, leader))
+    ranks = []
+    for mask, (base, leader) in zip(ms, bases):
+        below, rank = f.t(), f.t()
+        f.op("shfl.sync.idx.b32", base, base, leader, 0x1F, 0xFFFFFFFF)
+        f.op("and.b32", below, mask, lt)
+        f.op("popc.b32", below, below)
+        f.op("add.u32", rank, base, below)
+        ranks.append(rank)
+    return ranks
+
+
+def grid_stride(f, n, u):
+    """(gs, lim): the grid's threads along x (nctaid.x * ntid.x) and the bound below which an
+    element i may start a u-element step (i, i + gs, .., i + (u-1)gs all < n): lim = n - (u-1)gs,
+    or 0 when that is not positive. Needs (u-1)gs < 2^32 (the host launches at most n threads)."""
+    nct, ntid, gs, t, lim = f.ts(5)
+    f.op("mov.u32", nct, "%nctaid.x")
+    f.op("mov.u32", ntid, "%ntid.x")
+    f.op("mul.lo.u32", gs, nct, ntid)
+    f.op("mul.lo.u32", t, gs, u - 1)
+    f.op("sub.u32", lim, n, t)
+    f.op("selp.b32", lim, lim, 0, setp(f, "gt", n, t))
+    return gs, lim
+
+
+def strided_loops(f, idx, gs, lim, n, u, body, cursor=None):
+    """Grid-stride loop over the elements idx, idx + gs, ... < n: steps of u elements
+    (idx + j*gs, j < u, all below n: body(list of u element registers)) while cursor < lim, then
+    steps of one (body([idx])) while cursor < n. cursor (default idx) is the register the
+    bounds test: idx itself, or the warp's first element for a warp-uniform loop (collectives
+    in the body; body then guards its lanes past n). Advances idx (and cursor) in place."""
+    cur = cursor or idx
+    step = f.t()
+    f.op("mul.lo.u32", step, gs, u)
+
+    def loop(k, bound, stp):
+        top, done = f.label("gs"), f.label("gs")
+        bra(f, done, setp(f, "ge", cur, bound))
+        f.op("label", top)
+        els = [idx]
+        for _ in range(1, k):
+            e = f.t()
+            f.op("add.u32", e, els[-1], gs)
+            els.append(e)
+        body(els)
+        f.op("add.u32", idx, idx, stp)
+        if cursor:
+            f.op("add.u32", cursor, cursor, stp)
+        bra(f, top, setp(f, "lt", cur, bound))
+        f.op("label", done)
+    if u > 1:
+        loop(u, lim, step)
+    loop(1, n, gs)
 
 
 def digits_kernel():
@@ -218,32 +281,51 @@ def ranks_kernel():
     f = Fn("msm_ranks", entry=True,
            params=[("digits", "u64"), ("ranks", "u64"), ("counts", "u64"),
                    ("n", "u32"), ("c", "u32"), ("stride", "u32"), ("w0", "u32")],
-           doc="msm_ranks: grid (x: scalar i < n, y: row - w0 for the rows of this launch): for a\n"
-               "non-zero digit word dw of row `row`, ranks[row*stride+i] = its rank among the\n"
+           doc="msm_ranks: grid (x: scalars i < n, grid-stride; y: row - w0 for the rows of this launch):\n"
+               "for a non-zero digit word dw of row `row`, ranks[row*stride+i] = its rank among the\n"
                "digits of bucket row*2^(c-1) + |d| - 1 (row nwin: the ones bucket), from the\n"
-               "histogram counts[]. Blocks run row by row: one window's counters at a time in L2.")
+               "histogram counts[]. Any grid x of blocks of a multiple of 32 threads, n and the grid's\n"
+               "threads below 2^30: a warp-uniform loop (match/shfl need all 32 lanes; lanes past n take\n"
+               f"no rank), {SORT_U} elements per lane and step while the warp's first lane of each is below\n"
+               "n (their digit loads and atomics in flight together), then one; a grid of n threads\n"
+               "or more does one step of one (the one-thread-per-element form). Blocks run row by row:\n"
+               "one window's counters at a time in L2.")
     a = params(f, ["digits", "ranks", "counts"], ["n", "c", "stride", "w0"])
     idx = gtid(f)
-    lane, lt, row, at, cm1, k = f.ts(6)
+    lane, lt, row, rowoff, cm1, kb, base = f.ts(7)
     f.op("mov.u32", lane, "%laneid")
     f.op("mov.u32", lt, "%lanemask_lt")
     f.op("mov.u32", row, "%ctaid.y")
     f.op("add.u32", row, row, a["w0"])
-    valid = setp(f, "lt", idx, a["n"])
-    f.op("mad.lo.u32", at, row, a["stride"], idx)
-    dw = f.t()
-    f.op("mov.b32", dw, 0)
-    ld(f, elem(f, a["digits"], at, 4), pred=f"@{valid}", dst=dw)
+    f.op("mul.lo.u32", rowoff, row, a["stride"])
     f.op("sub.u32", cm1, a["c"], 1)
-    f.op("shl.b32", k, row, cm1)
-    mag = f.t()
-    f.op("and.b32", mag, dw, 0x7FFFFFFF)
-    f.op("add.u32", k, k, mag)
-    f.op("sub.u32", k, k, 1)
-    nz = setp(f, "ne", dw, 0)
-    f.op("selp.b32", k, k, NONE, nz)
-    r = agg_rank(f, k, a["counts"], lane, lt)
-    st(f, elem(f, a["ranks"], at, 4), r, pred=f"@{nz}")
+    f.op("shl.b32", kb, row, cm1)
+    f.op("sub.u32", kb, kb, 1)  # bucket of digit word dw: kb + |d|
+    f.op("sub.u32", base, idx, lane)  # the warp's first element: the loop is warp-uniform
+    gs, lim = grid_stride(f, a["n"], SORT_U)
+
+    def body(els):
+        ats, dws, nzs, keys = [], [], [], []
+        for i in els:
+            valid = setp(f, "lt", i, a["n"])
+            at, dw = f.t(), f.t()
+            f.op("add.u32", at, rowoff, i)
+            f.op("mov.b32", dw, 0)
+            ld(f, elem(f, a["digits"], at, 4), pred=f"@{valid}", dst=dw)
+            ats.append(at)
+            dws.append(dw)
+        for dw in dws:
+            mag, k = f.t(), f.t()
+            f.op("and.b32", mag, dw, 0x7FFFFFFF)
+            f.op("add.u32", k, kb, mag)
+            nz = setp(f, "ne", dw, 0)
+            f.op("selp.b32", k, k, NONE, nz)
+            nzs.append(nz)
+            keys.append(k)
+        rs = agg_ranks(f, keys, a["counts"], lane, lt)
+        for at, r, nz in zip(ats, rs, nzs):
+            st(f, elem(f, a["ranks"], at, 4), r, pred=f"@{nz}")
+    strided_loops(f, idx, gs, lim, a["n"], SORT_U, body, cursor=base)
     return f
 
 
@@ -381,37 +463,50 @@ def scatter_kernel():
     f = Fn("msm_scatter", entry=True,
            params=[("digits", "u64"), ("ranks", "u64"), ("offsets", "u64"), ("sorted", "u64"),
                    ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32"), ("w0", "u32")],
-           doc="msm_scatter: grid (x: point i < n, y: row - w0 for the rows w0 <= row <= nwin of this\n"
-               "launch): for a non-zero digit word dw,\n"
+           doc="msm_scatter: grid (x: points i < n, grid-stride; y: row - w0 for the rows w0 <= row <= nwin\n"
+               "of this launch): for a non-zero digit word dw,\n"
                "bucket b = row*2^(c-1) + |d| - 1 (row nwin: the ones bucket nwin*2^(c-1)),\n"
                "pos = offsets[b] + rank; sorted[pos] = (b, i | sign<<31), one 8-byte store (the\n"
-               "stores are random: one sector each). Blocks run row by row, so the offsets read\n"
-               "are those of one window at a time (L2-resident).")
+               "stores are random: one sector each). Any grid x, n and the grid's threads below 2^30:\n"
+               f"{SORT_U} elements per step while all {SORT_U} are below n (their loads in flight together),\n"
+               "then one per step; a grid of n threads or more does one step of one. Blocks run row\n"
+               "by row, so the offsets read are those of one window at a time (L2-resident).")
     a = params(f, ["digits", "ranks", "offsets", "sorted"], ["n", "c", "nwin", "stride", "w0"])
     idx = gtid(f)
-    rowy, row = f.t(), f.t()
+    rowy, rowoff, cm1, kb = f.ts(4)
     f.op("mov.u32", rowy, "%ctaid.y")
     f.op("add.u32", rowy, rowy, a["w0"])
-    end = f.label("end")
-    bra(f, end, setp(f, "ge", idx, a["n"]))
-    f.op("mad.lo.u32", row, rowy, a["stride"], idx)
-    dw = ld(f, elem(f, a["digits"], row, 4))
-    bra(f, end, setp(f, "eq", dw, 0))
+    f.op("mul.lo.u32", rowoff, rowy, a["stride"])
     # (row nwin holds digit words 1, so the same formula gives the ones bucket nwin*2^(c-1))
-    cm1, k, mag, sg, e = f.ts(5)
     f.op("sub.u32", cm1, a["c"], 1)
-    f.op("and.b32", mag, dw, 0x7FFFFFFF)
-    f.op("shl.b32", k, rowy, cm1)
-    f.op("add.u32", k, k, mag)
-    f.op("sub.u32", k, k, 1)
-    rk = ld(f, elem(f, a["ranks"], row, 4))
-    off = ld(f, elem(f, a["offsets"], k, 4))
-    pos = f.t()
-    f.op("add.u32", pos, off, rk)
-    f.op("and.b32", sg, dw, 0x80000000)
-    f.op("or.b32", e, idx, sg)
-    f.op("st.global.v2.u32", f"[{elem(f, a['sorted'], pos, 8)}+0]", "{" + f"{k}, {e}" + "}")
-    f.op("label", end)
+    f.op("shl.b32", kb, rowy, cm1)
+    f.op("sub.u32", kb, kb, 1)  # bucket of digit word dw: kb + |d|
+    gs, lim = grid_stride(f, a["n"], SORT_U)
+
+    def body(els):  # every element below n
+        ats, dws, loads = [], [], []
+        for i in els:
+            at = f.t()
+            f.op("add.u32", at, rowoff, i)
+            ats.append(at)
+            dws.append(ld(f, elem(f, a["digits"], at, 4)))
+        for at, dw in zip(ats, dws):
+            nz = setp(f, "ne", dw, 0)
+            mag, k, rk, off = f.ts(4)
+            f.op("and.b32", mag, dw, 0x7FFFFFFF)
+            f.op("add.u32", k, kb, mag)
+            f.op("mov.b32", rk, 0)
+            f.op("mov.b32", off, 0)
+            ld(f, elem(f, a["ranks"], at, 4), pred=f"@{nz}", dst=rk)
+            ld(f, elem(f, a["offsets"], k, 4), pred=f"@{nz}", dst=off)
+            loads.append((nz, k, rk, off))
+        for i, dw, (nz, k, rk, off) in zip(els, dws, loads):
+            pos, sg, e = f.ts(3)
+            f.op("add.u32", pos, off, rk)
+            f.op("and.b32", sg, dw, 0x80000000)
+            f.op("or.b32", e, i, sg)
+            f.op(f"@{nz}", "st.global.v2.u32", f"[{elem(f, a['sorted'], pos, 8)}+0]", "{" + f"{k}, {e}" + "}")
+    strided_loops(f, idx, gs, lim, a["n"], SORT_U, body)
     return f
 
 

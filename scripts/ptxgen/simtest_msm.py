@@ -7,13 +7,17 @@
    reduction), run by a Python mirror of the host code in src/gpu/msm/, over a
    toy group (integers mod 2^61-1 encoded in the point words, so the kernels'
    own y negation is exercised) for G1 and G2, with chunks, skewed buckets and
-   tiny T to force many levels; and the batch addition from a bitmap.
+   tiny T to force many levels, the later sort groups launched as a few small blocks
+   (grid-stride); and the batch addition from a bitmap.
+3. msm_ranks and msm_scatter over grids from one thread per element down to one warp
+   (several steps per thread): the same histogram and sorted list.
 """
 import random
 import sys
 from ff import FR, P, R as RMOD, limbs
 from ir import Sim
 import msm
+import msm_sort
 from msm_sim import KSim
 
 Q = (1 << 61) - 1
@@ -148,7 +152,17 @@ def window_groups(nwin, groups):
     return [(nwin * i // g, nwin * (i + 1) // g) for i in range(g)]
 
 
-def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=2, glog1=1, groups=1):
+def sort_grid(ln, block, gi, slim):
+    """Grid x and block of msm_ranks / msm_scatter for group gi (src/gpu/msm/pipeline.rs:
+    sort_launch): one thread per element for the first group, `slim` = (blocks, threads), a
+    few small blocks that loop over the elements, for the groups that run beside an
+    accumulation."""
+    if slim and gi >= 1:
+        return slim
+    return -(-ln // block), block
+
+
+def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=2, glog1=1, groups=1, slim=None):
     g, W, XW = G.name, G.W, 4 * G.W
     batch = bitmap is not None
     nwin = 0 if batch else -(-256 // c)
@@ -182,14 +196,16 @@ def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=
         else:
             S.launch("msm_digits", -(-ln // 32), 32, scalars=scalars + 32 * s0, digits=digits, n=ln, c=c,
                      nwin=nwin, stride=m, wide=wide)
-        for w0, w1 in ([] if batch else window_groups(nwin, groups)):
+        for gi, (w0, w1) in enumerate([] if batch else window_groups(nwin, groups)):
             last = w1 == nwin
-            S.launch("msm_ranks", (-(-ln // 32), w1 - w0 + int(last)), 32, digits=digits, ranks=ranks,
+            gx, bx = sort_grid(ln, 32, gi, slim)
+            S.launch("msm_ranks", (gx, w1 - w0 + int(last)), bx, digits=digits, ranks=ranks,
                      counts=counts, n=ln, c=c, stride=m, w0=w0)
             k0, k1 = w0 * nb, (K if last else w1 * nb)
             scan(S, counts + 4 * k0, k1 - k0, offsets + 4 * k0)
             base = w0 * m
-            S.launch("msm_scatter", (-(-ln // B), w1 - w0 + int(last)), B, digits=digits, ranks=ranks,
+            gx, bx = sort_grid(ln, B, gi, slim)
+            S.launch("msm_scatter", (gx, w1 - w0 + int(last)), bx, digits=digits, ranks=ranks,
                      offsets=offsets, sorted=srt + 8 * base, n=ln, c=c, nwin=nwin, stride=m, w0=w0)
             total = S.rd(offsets + 4 * k1)
             assert base + total <= cap, "a group overflows its region of the sorted list"
@@ -241,6 +257,72 @@ def mont(s):
     return limbs(s * RR % RMOD, 8)
 
 
+# ---------------------------------------------------------------------------
+# 3. the sort over any grid
+
+def sort_grids(seed):
+    """msm_ranks and msm_scatter are grid-stride loops (SORT_U elements per step while they all
+    lie below n, then one): the host launches them one thread per element for a chunk's first
+    group and as a few 32-thread blocks for the groups sorted beside an accumulation. Every
+    grid must give the same histogram and the same sorted list: at each position the same
+    bucket, each bucket the same entries (their order inside a bucket follows the atomics);
+    every position written once (the interpreter's race and unwritten-read checks)."""
+    from collections import Counter
+    rnd = random.Random(seed)
+    calls = dict(fr_from_mont=lambda s, a: limbs(val(a) * pow(RR, -1, RMOD) % RMOD, 8), msm_digit=py_digit)
+    S = KSim(FR.funcs() + msm.sort_fragment(), calls, {msm.SH: 0})
+    c = 8
+    nwin, nb = -(-256 // c), 1 << (c - 1)
+    wide = max(0, min(nwin, 256 - nwin * (c - 1)))
+    K, rows = nwin * nb + 1, nwin + 1
+    U = msm_sort.SORT_U
+    for n in (300, 45):
+        pool = [0, 1, 1, 2, 3, RMOD - 1, (1 << c) - 1, 1 << (c - 1)]
+        sc = [rnd.choice(pool) if rnd.random() < 0.5 else rnd.randrange(RMOD) for _ in range(n)]
+        scal = S.alloc(n * 8, sum((mont(x) for x in sc), []))
+        digits = S.alloc(rows * n)
+        S.launch("msm_digits", -(-n // 32), 32, scalars=scal, digits=digits, n=n, c=c, nwin=nwin, stride=n,
+                 wide=wide)
+        table = S.words(digits, rows * n)
+        for w0, w1 in ((0, 2), (nwin - 2, nwin)):  # a group, and the last one with the ones row
+            last = w1 == nwin
+            nrows = w1 - w0 + int(last)
+            k0, k1 = w0 * nb, (K if last else w1 * nb)
+            want = Counter()
+            for r in range(w0, w0 + nrows):
+                for i in range(n):
+                    dw = table[r * n + i]
+                    if dw:
+                        want[(r * nb + (dw & 0x7FFFFFFF) - 1, i | (dw & 0x80000000))] += 1
+            want_counts = [0] * (k1 - k0)
+            for b, _ in want.elements():
+                want_counts[b - k0] += 1
+            # (grid x, block) of ranks and of scatter: one thread per element, then grid-stride
+            # grids from 1 to 5 blocks (4 per step and then 1; ragged tails; idle warps)
+            grids = [((-(-n // 32), 32), (-(-n // 64), 64))] + [(g, g) for g in ((1, 32), (2, 32), (1, 64), (3, 32),
+                                                                                   (5, 32))]
+            seq = None
+            for gr, gs_ in grids:
+                if n == 300 and gr == (1, 32):
+                    assert n > U * 32, "the single warp must take steps of SORT_U elements"
+                ranks, counts, offsets = S.alloc(rows * n), S.alloc(K, [0] * K), S.alloc(K + 1)
+                srt = S.alloc(2 * n * nrows)
+                S.launch("msm_ranks", (gr[0], nrows), gr[1], digits=digits, ranks=ranks, counts=counts, n=n, c=c,
+                         stride=n, w0=w0)
+                assert S.words(counts + 4 * k0, k1 - k0) == want_counts, (n, w0, gr)
+                scan(S, counts + 4 * k0, k1 - k0, offsets + 4 * k0)
+                S.launch("msm_scatter", (gs_[0], nrows), gs_[1], digits=digits, ranks=ranks, offsets=offsets,
+                         sorted=srt, n=n, c=c, nwin=nwin, stride=n, w0=w0)
+                total = S.rd(offsets + 4 * k1)
+                assert total == sum(want.values())
+                got = [(S.rd(srt + 8 * j), S.rd(srt + 8 * j + 4)) for j in range(total)]
+                bs = [b for b, _ in got]
+                assert bs == sorted(bs) and Counter(got) == want, (n, w0, gr, gs_)
+                assert seq is None or bs == seq
+                seq = bs
+    print("msm sort grids ok")
+
+
 def pipeline(G, seed):
     rnd = random.Random(seed)
     toy = Toy(G.W)
@@ -253,11 +335,12 @@ def pipeline(G, seed):
     S = KSim(fns, calls, {msm.SH: 0, msm.SPILL: 1 << 16})
     gen_vals = [rnd.randrange(1, Q) for _ in range(8)]
     cases = []
-    # (n, chunk, c, T, T2, glog1, scalar kind, sort groups)
-    cases.append((100, 32, 8, 3, 2, 1, "mix", 1))
-    cases.append((45, 64, 7, 5, 3, 2, "mix", 3))
-    cases.append((70, 32, 6, 2, 2, 0, "skew", 43))
-    for n, chunk, c, T, T2, glog1, kind, groups in cases:
+    # (n, chunk, c, T, T2, glog1, scalar kind, sort groups, slim grid of the groups after the first)
+    cases.append((100, 32, 8, 3, 2, 1, "mix", 1, None))
+    cases.append((45, 64, 7, 5, 3, 2, "mix", 3, None))
+    cases.append((70, 32, 6, 2, 2, 0, "skew", 43, (2, 32)))
+    cases.append((230, 160, 8, 8, 4, 1, "mix", 4, (1, 32)))  # 4 elements per step, then 1 (chunk 0)
+    for n, chunk, c, T, T2, glog1, kind, groups, slim in cases:
         vals = [rnd.randrange(1, Q) for _ in range(n)]
         for i in range(0, n, 9):
             vals[i] = 0  # infinity
@@ -271,8 +354,9 @@ def pipeline(G, seed):
         pts = S.alloc(n * 2 * G.W, sum((toy.aff(v) for v in vals), []))
         scal = S.alloc(n * 8, sum((mont(s) for s in sc), []))
         want = sum(s * v for s, v in zip(sc, vals)) % Q
-        got = run(S, G, toy, pts, n, scalars=scal, chunk=chunk, c=c, T=T, T2=T2, glog1=glog1, groups=groups)
-        assert got == want, (G.name, n, chunk, c, kind, groups, got, want)
+        got = run(S, G, toy, pts, n, scalars=scal, chunk=chunk, c=c, T=T, T2=T2, glog1=glog1, groups=groups,
+                  slim=slim)
+        assert got == want, (G.name, n, chunk, c, kind, groups, slim, got, want)
         # dense count
         for grid, block in ((-(-n // B), B), (1, 32), (2, 64)):  # one step, and the grid-stride loop
             ctr = S.alloc(1, [0])
@@ -293,5 +377,6 @@ def pipeline(G, seed):
 if __name__ == "__main__":
     check_digits()
     seed = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    sort_grids(seed)
     pipeline(msm.G1, seed)
     pipeline(msm.G2, seed)

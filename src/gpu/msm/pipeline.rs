@@ -1,5 +1,5 @@
 //! One MSM on the device: the chunk loop and the kernel launches (kernels: scripts/ptxgen/msm.py).
-use super::plan::{self, Plan, RUN_T};
+use super::plan::{self, Plan, RUN_T, SLIM_BLOCK};
 use super::source::Source;
 use super::{Points, Weights};
 use crate::gpu::driver::{DeviceBuffer, KernelArg, Module};
@@ -149,6 +149,9 @@ struct Sorter {
     /// Odd groups accumulate here, so that one window's accumulation fills the SM slots that the
     /// last wave of the one before leaves free (kernels of one stream run one after the other).
     acc: Option<(Arc<Stream>, Event)>,
+    /// Blocks per SM of the slim ranks and scatter launches of the groups after the first (None:
+    /// one thread per element for every group); see [`Run::sort_launch`].
+    slim: Option<u32>,
 }
 
 impl Sorter {
@@ -168,6 +171,7 @@ impl Sorter {
             totals: PinnedBuffer::new(&gpu.ctx, groups.len())?,
             groups,
             acc,
+            slim: plan::slim_blocks_per_sm(),
         })
     }
 }
@@ -370,6 +374,23 @@ impl<'a, G: Group> Run<'a, G> {
         unsafe { self.launch_on(&self.sorter.stream, "msm_digits", grid, BLOCK, &args) }
     }
 
+    /// Grid and block of group g's msm_ranks and msm_scatter over `len` elements of each of its
+    /// `rows` rows (grid y). Both kernels are grid-stride loops, so any grid x gives the same
+    /// result. Group 0 has the device to itself: one thread per element, blocks of BLOCK. Every
+    /// later group is sorted while the group before accumulates (high-priority stream), and a
+    /// sort block of more than one warp of 32 registers takes the place of one of the 7
+    /// accumulation blocks of its SM (they leave 1024 registers free) for as long as it is
+    /// resident (2^26: accumulation 342 ms beside the full-grid sorts, 325 alone). So these are
+    /// slim: blocks of one warp (SLIM_BLOCK), FILSNARK_MSM_SLIM_BLOCKS per SM (default 1) shared
+    /// among the rows, each thread looping over its elements; FILSNARK_MSM_SORT_SLIM=0 launches
+    /// every group full.
+    fn sort_launch(&self, len: usize, g: usize, rows: u32) -> ((u32, u32), u32) {
+        match self.sorter.slim {
+            Some(per_sm) if g >= 1 => ((plan::slim_grid_x(len, rows, self.sms, per_sm), rows), SLIM_BLOCK),
+            _ => ((len.div_ceil(BLOCK as usize) as u32, rows), BLOCK),
+        }
+    }
+
     /// Ranks of group g's digits in the bucket histogram (its rows, and the ones row for the last).
     fn rank_digits(&self, len: usize, g: usize) -> Result<()> {
         let p = self.plan;
@@ -383,11 +404,13 @@ impl<'a, G: Group> Run<'a, G> {
             KernelArg::U32(p.chunk as u32),
             KernelArg::U32(w0),
         ];
-        let grid = (len.div_ceil(BLOCK as usize) as u32, rows);
+        let (grid, block) = self.sort_launch(len, g, rows);
         // SAFETY: msm_ranks(digits, ranks, counts, n, c, stride, w0), grid row y is row w0+y <= nwin:
-        // thread i < len reads and writes element i of that row of digits and ranks (stride chunk
-        // >= len, rows() rows) and adds to counts[] below buckets().
-        unsafe { self.launch_on(&self.sorter.stream, "msm_ranks", grid, BLOCK, &args) }
+        // its threads (grid-stride, any grid x; blocks of BLOCK or SLIM_BLOCK, multiples of 32)
+        // read and write the elements i < len of that row of digits and ranks, each once (stride
+        // chunk >= len, rows() rows; len and the grid's threads < 2^30), and add to counts[] below
+        // buckets().
+        unsafe { self.launch_on(&self.sorter.stream, "msm_ranks", grid, block, &args) }
     }
 
     /// Counting sort of group g's digits by bucket: exclusive scan of its buckets' histogram,
@@ -412,11 +435,13 @@ impl<'a, G: Group> Run<'a, G> {
             KernelArg::U32(p.chunk as u32),
             KernelArg::U32(w0),
         ];
+        let (grid, block) = self.sort_launch(len, g, rows);
         let st = &self.sorter.stream;
         // SAFETY: the scan kernels read counts[k0..k1) and write tile_sums[0..ntiles),
         // tile_offs[0..=ntiles], offsets[k0..=k1] (group-relative), all inside buffers sized for
-        // every bucket; msm_scatter reads the digit rows w0..w1 (and the ones row for the last
-        // group) written by msm_digits and writes each non-zero digit once, as a pair of words at
+        // every bucket; msm_scatter (grid-stride over the elements i < len, any grid x) reads the
+        // digit rows w0..w1 (and the ones row for the last group) written by msm_digits and the
+        // ranks written by msm_ranks, and writes each non-zero digit once, as a pair of words at
         // offsets[b] + rank of the group's region, which holds (w1 - w0) * chunk pairs (the last
         // region runs to entries()). The totals slot g lives in the sorter until it is dropped,
         // after the stream.
@@ -424,7 +449,7 @@ impl<'a, G: Group> Run<'a, G> {
             self.launch_on(st, "msm_scan_tiles", (ntiles, 1), BLOCK, &tiles)?;
             self.launch_on(st, "msm_scan_top", (1, 1), BLOCK, &top)?;
             self.launch_on(st, "msm_scan_apply", (ntiles, 1), BLOCK, &apply)?;
-            self.launch_on(st, "msm_scatter", (len.div_ceil(BLOCK as usize) as u32, rows), BLOCK, &scatter)?;
+            self.launch_on(st, "msm_scatter", grid, block, &scatter)?;
             self.offsets.copy_to_host_on(st, k1, &mut self.sorter.totals[g..g + 1])?;
         }
         self.sorter.sorted[g].record(st)

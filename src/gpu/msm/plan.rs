@@ -42,6 +42,30 @@ pub fn threads_target(sms: u32) -> usize {
     sms as usize * per_sm.filter(|t| (64..=8192).contains(t)).unwrap_or(2048)
 }
 
+/// Threads per block of the slim sort launches: one warp. The accumulation takes 14 warps of
+/// 4608 registers per SM (142 registers, 7 blocks of 64 threads: 64512 of 65536), so the 1024
+/// registers left hold one warp of at most 32 registers (msm_ranks and msm_scatter: 32).
+pub const SLIM_BLOCK: u32 = 32;
+
+/// Blocks per SM of the slim sort launches (the sort groups that run beside an accumulation,
+/// pipeline.rs: sort_launch): FILSNARK_MSM_SLIM_BLOCKS (1..=64, default 1); None when
+/// FILSNARK_MSM_SORT_SLIM=0, one thread per element for every group (for measurements).
+pub fn slim_blocks_per_sm() -> Option<u32> {
+    if std::env::var("FILSNARK_MSM_SORT_SLIM").is_ok_and(|v| v.trim() == "0") {
+        return None;
+    }
+    let per_sm = std::env::var("FILSNARK_MSM_SLIM_BLOCKS").ok().and_then(|v| v.trim().parse::<u32>().ok());
+    Some(per_sm.filter(|b| (1..=64).contains(b)).unwrap_or(1))
+}
+
+/// Grid x of a slim sort launch over `len` elements in each of `rows` rows (grid y): `per_sm`
+/// blocks per SM shared among the rows, so that the launch as a whole holds about `per_sm`
+/// warps per SM; at least one block, at most one per 32 elements of a row.
+pub fn slim_grid_x(len: usize, rows: u32, sms: u32, per_sm: u32) -> u32 {
+    let blocks = (sms as usize * per_sm as usize / rows.max(1) as usize).max(1);
+    blocks.min(len.div_ceil(SLIM_BLOCK as usize)).max(1) as u32
+}
+
 /// Records per thread in the levels of the run reduction.
 pub const RUN_T: usize = 32;
 
@@ -199,5 +223,10 @@ mod tests {
         assert_eq!((b.nwin, b.ones(), b.buckets()), (0, 0, 1));
         assert_eq!(first_segment_log(12, 22, 132), 8);
         assert_eq!(first_segment_log(16, 16, 132), 2);
+        assert_eq!(slim_grid_x(1 << 26, 1, 132, 1), 132);
+        assert_eq!(slim_grid_x(1 << 26, 2, 132, 1), 66); // the last group: its window and the ones row
+        assert_eq!(slim_grid_x(1 << 26, 1, 132, 3), 396);
+        assert_eq!(slim_grid_x(100, 1, 132, 1), 4);
+        assert_eq!(slim_grid_x(1, 200, 132, 1), 1);
     }
 }
