@@ -1,6 +1,6 @@
 //! `filsnark bench cpu`: the CPU prover's kernels on random inputs, each on the AVX-512 IFMA
-//! path and on blst's, with the ratio: the H polynomial (seven transforms over Fr) and the dense
-//! G1 MSM. Wall time of one run after one warm-up, all cores (rayon).
+//! path and on blst's, with the ratio: the H polynomial (seven transforms over Fr). Wall time of
+//! one run (AVX-512: after one warm-up), all cores (rayon).
 use std::fmt::Write;
 use std::time::Instant;
 
