@@ -12,6 +12,11 @@
 //! Everything here is `#[inline(always)]` and needs AVX-512F and AVX-512 IFMA: it is only
 //! called from `#[target_feature(enable = "avx512f,avx512ifma")]` functions, which
 //! [`super::available`] guards.
+//!
+//! # Safety
+//! The one requirement of every `unsafe fn` here: the CPU has AVX-512F and AVX-512 IFMA (and the
+//! caller is compiled with them), which is why their docs carry no `# Safety` section each.
+#![allow(clippy::missing_safety_doc)]
 use std::arch::x86_64::*;
 
 pub const MASK52: u64 = (1 << 52) - 1;
@@ -51,8 +56,8 @@ impl<const N: usize> Packed<N> {
     }
 
     pub fn set(&mut self, l: usize, v: &[u64; N]) {
-        for j in 0..N {
-            self.0[j][l] = v[j];
+        for (limb, x) in self.0.iter_mut().zip(v) {
+            limb[l] = *x;
         }
     }
 }
@@ -163,10 +168,10 @@ pub unsafe fn sub<const N: usize>(f: &Modulus<N>, a: &Lanes<N>, b: &Lanes<N>) ->
     let mask = splat64(MASK52);
     let mut d = [_mm512_setzero_si512(); N];
     let mut borrow = _mm512_setzero_si512();
-    for j in 0..N {
+    for (j, dj) in d.iter_mut().enumerate() {
         let v = _mm512_sub_epi64(_mm512_sub_epi64(a.0[j], b.0[j]), borrow);
         borrow = _mm512_srli_epi64(v, 63);
-        d[j] = _mm512_and_si512(v, mask);
+        *dj = _mm512_and_si512(v, mask);
     }
     // Where a < b, add p back (the borrow out of the top limb cancels its carry).
     let neg = _mm512_test_epi64_mask(borrow, borrow);
