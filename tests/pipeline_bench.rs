@@ -1,7 +1,8 @@
 //! The two-lock pipeline and `filsnark bench porep` on 2KiB sectors (CPU backend): proofs that
 //! verify, the JSON report against its documented schema, the SVG timeline, the memory budget
 //! (a clear error below one partition; peak RSS within it under -c 15 -j 10), no deadlock, and
-//! no partial proof or temp file after Ctrl-C.
+//! no partial proof or temp file after Ctrl-C. Also `bench cpu` at a small size (both paths
+//! agree, both rows printed).
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -386,4 +387,15 @@ fn ctrl_c_leaves_no_partial_proof() {
     let (st, _, _) = wait_within(child, Duration::from_secs(60), "prove after SIGINT");
     assert_eq!(st.code(), Some(130), "{st:?}");
     assert_eq!(std::fs::read_dir(&pdir).unwrap().count(), 0, "files left behind by an interrupted prove");
+}
+
+/// `bench cpu` compares the AVX-512 and blst paths itself and fails where they differ.
+#[test]
+fn bench_cpu_rows_agree() {
+    let (status, out, err) =
+        wait_within(spawn(&["bench", "cpu", "--log", "12"]), Duration::from_secs(300), "bench cpu");
+    assert!(status.success(), "bench cpu failed: {err}");
+    for row in ["H polynomial 2^12", "G1 MSM 2^12"] {
+        assert!(out.contains(row), "no '{row}' row in:\n{out}");
+    }
 }

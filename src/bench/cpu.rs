@@ -1,6 +1,7 @@
 //! `filsnark bench cpu`: the CPU prover's kernels on random inputs, each on the AVX-512 IFMA
-//! path and on blst's, with the ratio: the H polynomial (seven transforms over Fr). Wall time of
-//! one run (AVX-512: after one warm-up), all cores (rayon).
+//! path and on blst's, with the ratio: the H polynomial (seven transforms over Fr) and the G1
+//! MSM (the H MSM's shape: dense random scalars). Wall time of one run (AVX-512: after one
+//! warm-up), all cores (rayon).
 use std::fmt::Write;
 use std::time::Instant;
 
@@ -53,6 +54,32 @@ pub fn h_poly_row(log_n: u32) -> Result<Row> {
         }
     }
     Ok(Row { name: format!("H polynomial 2^{log_n}"), avx512, blst })
+}
+
+/// Σ k_i·P_i over 2^log_n random G1 points and scalars: both paths, checked equal.
+pub fn msm_g1_row(log_n: u32) -> Result<Row> {
+    use crate::gpu::layout::G1;
+    use crate::gpu::selftest::{affine, random_points};
+    let n = 1usize << log_n;
+    let points = affine::<G1>(&random_points::<G1>(n, 7, 1));
+    let scalars: Vec<blst::blst_scalar> = random_scalars(n, 4).iter().map(crate::cpu::msm::to_blst_scalar).collect();
+    let bytes: Vec<u8> = scalars.iter().flat_map(|s| s.b).collect();
+    let (blst, want) = seconds(|| blst::MultiPoint::mult(&points[..], &bytes, 255));
+    let mut avx512 = None;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::cpu::avx512::{available, msm};
+        if available() {
+            let run = || msm::msm_g1(&points, &scalars);
+            run();
+            let (t, got) = seconds(run);
+            if !unsafe { blst::blst_p1_is_equal(&got, &want) } {
+                bail!("bench cpu: the AVX-512 G1 MSM differs from blst's at 2^{log_n}");
+            }
+            avx512 = Some(t);
+        }
+    }
+    Ok(Row { name: format!("G1 MSM 2^{log_n}"), avx512, blst })
 }
 
 /// The table printed by `bench cpu`.

@@ -26,16 +26,16 @@ docs/bench-json.md (schema filsnark-bench-porep, version 1); --timeline draws ea
         after_help = "Example:\n  filsnark bench kernels\n  filsnark bench kernels --max-log 22    # smaller sizes, seconds instead of a minute\n\nNeeds an NVIDIA GPU; medians of timed runs after warm-up, CUDA events."
     )]
     Kernels(KernelArgs),
-    /// CPU kernels: the H polynomial on AVX-512 IFMA and on blst, with the ratio.
+    /// CPU kernels: the H polynomial and the G1 MSM on AVX-512 IFMA and on blst, with the ratio.
     #[command(
-        after_help = "Example:\n  filsnark bench cpu            # 2^22, the 2KiB PoRep's H\n  filsnark bench cpu --log 16   # seconds\n\nRandom inputs; both paths must give the same values (else an error). FILSNARK_CPU_AVX512=0 turns the\nAVX-512 path off everywhere."
+        after_help = "Example:\n  filsnark bench cpu            # 2^22, the size of the 2KiB PoRep's H and H MSM (minutes)\n  filsnark bench cpu --log 16   # seconds\n\nRandom inputs; both paths must give the same values (else an error). FILSNARK_CPU_AVX512=0 turns the\nAVX-512 path off everywhere."
     )]
     Cpu(CpuArgs),
 }
 
 #[derive(Args)]
 pub struct CpuArgs {
-    /// Size, 2^k elements
+    /// Size, 2^k elements (points for the MSM)
     #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(6..=26))]
     log: u32,
 }
@@ -98,7 +98,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             return Ok(());
         }
         BenchCmd::Cpu(c) => {
-            let rows = vec![bench::cpu::h_poly_row(c.log)?];
+            let rows = vec![bench::cpu::h_poly_row(c.log)?, bench::cpu::msm_g1_row(c.log)?];
             print!("{}", bench::cpu::table(&rows));
             return Ok(());
         }

@@ -74,13 +74,22 @@ pub fn batch_add_g2(points: &[blst_p2_affine]) -> blst_p2 {
     points.add()
 }
 
-/// Σ scalars[i]·points[i].
+/// Σ scalars[i]·points[i]: on AVX-512 IFMA from [`AVX512_MIN_POINTS`] points on
+/// ([`super::avx512::msm`], the same point), else blst.
 pub fn msm_g1(points: &[blst_p1_affine], scalars: &[blst_scalar]) -> blst_p1 {
     if points.is_empty() {
         return blst_p1::default();
     }
+    #[cfg(target_arch = "x86_64")]
+    if points.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+        return super::avx512::msm::msm_g1(points, &scalars[..points.len()]);
+    }
     points.mult(scalar_bytes(scalars), 255)
 }
+
+/// Below this many points blst's MSM is as fast as the AVX-512 one (2^10: both 18 ms, 2^11: 21 ms vs
+/// 31 ms, on 2 cores of a Sapphire Rapids).
+pub const AVX512_MIN_POINTS: usize = 1 << 11;
 
 pub fn msm_g2(points: &[blst_p2_affine], scalars: &[blst_scalar]) -> blst_p2 {
     if points.is_empty() {

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use std::arch::x86_64::*;
 use std::sync::{Arc, Mutex};
 
-use super::field::{self, Lanes, Packed};
+use super::field::{self, per_limb, Lanes, Packed};
 use super::FR;
 use crate::cpu::ntt::{powers, root_of_unity};
 
@@ -107,7 +107,7 @@ impl Twiddles {
     #[inline(always)]
     unsafe fn splat(&self, k: usize) -> L5 {
         let v = &self.0[k / 8];
-        Lanes(std::array::from_fn(|j| field::splat64(v.0[j][k % 8])))
+        Lanes(per_limb!(5, |j| field::splat64(v.0[j][k % 8])))
     }
 }
 
@@ -210,7 +210,7 @@ fn level(kind: Butterfly, data: &mut [Fr8], tw: &Twiddles, log_m: u32, k0: usize
 /// Transposes eight vectors of one limb: lane t of r[c] ↔ lane c of r[t].
 #[inline(always)]
 unsafe fn transpose8(r: &mut [__m512i; 8]) {
-    let a: [__m512i; 8] = std::array::from_fn(|i| {
+    let a: [__m512i; 8] = per_limb!(8, |i| {
         let (p, q) = (r[i & !1], r[i | 1]);
         if i % 2 == 0 {
             _mm512_unpacklo_epi64(p, q)
@@ -220,7 +220,7 @@ unsafe fn transpose8(r: &mut [__m512i; 8]) {
     });
     let lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
     let hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
-    let b: [__m512i; 8] = std::array::from_fn(|i| {
+    let b: [__m512i; 8] = per_limb!(8, |i| {
         let base = (i & 4) | (i & 1);
         let (p, q) = (a[base], a[base | 2]);
         if i & 2 == 0 {
@@ -229,7 +229,7 @@ unsafe fn transpose8(r: &mut [__m512i; 8]) {
             _mm512_permutex2var_epi64(p, hi, q)
         }
     });
-    *r = std::array::from_fn(|i| {
+    *r = per_limb!(8, |i| {
         let (p, q) = (b[i & 3], b[(i & 3) | 4]);
         if i < 4 {
             _mm512_shuffle_i64x2::<0x44>(p, q)
@@ -244,7 +244,7 @@ unsafe fn transpose8(r: &mut [__m512i; 8]) {
 unsafe fn load_group(v: &[Fr8]) -> [L5; 8] {
     let mut u = [Lanes([_mm512_setzero_si512(); 5]); 8];
     for j in 0..5 {
-        let mut r: [__m512i; 8] = std::array::from_fn(|c| _mm512_load_si512(v[c].0[j].as_ptr() as *const _));
+        let mut r: [__m512i; 8] = per_limb!(8, |c| _mm512_load_si512(v[c].0[j].as_ptr() as *const _));
         transpose8(&mut r);
         for c in 0..8 {
             u[c].0[j] = r[c];
@@ -256,7 +256,7 @@ unsafe fn load_group(v: &[Fr8]) -> [L5; 8] {
 #[inline(always)]
 unsafe fn store_group(v: &mut [Fr8], u: &[L5; 8]) {
     for j in 0..5 {
-        let mut r: [__m512i; 8] = std::array::from_fn(|c| u[c].0[j]);
+        let mut r: [__m512i; 8] = per_limb!(8, |c| u[c].0[j]);
         transpose8(&mut r);
         for c in 0..8 {
             _mm512_store_si512(v[c].0[j].as_mut_ptr() as *mut _, r[c]);

@@ -1,0 +1,527 @@
+//! Σ k_i·P_i over G1 on AVX-512 IFMA: Pippenger with signed c-bit digits, the bucket sums by
+//! batch-affine additions eight lanes wide, the same point as blst's `msm_g1`.
+//!
+//! 1. [`prepare`]: points to our form (one 128-byte [`Affine`] each); each scalar k (taken mod r)
+//!    is replaced by r − k with the point negated when k > (r−1)/2, so k < 2^254; then
+//!    k + Σ_w 2^(c·w + c−1) written in base 2^c gives the signed digits d_w ∈ [−2^(c−1), 2^(c−1))
+//!    with no carries to chase. Each window keeps one u32 key per point: |d| and the sign
+//!    (digit sign times point sign).
+//! 2. Per window, in parallel: counting sort by |d| ([`buckets::Sorted`]), the bucket sums
+//!    ([`buckets::accumulate`], split into tasks over the sorted list), Σ b·B_b
+//!    ([`buckets::bucket_sums`]), plus the few partial sums of buckets cut between slices (a
+//!    small blst MSM).
+//! 3. [`horner`]: Σ_w 2^(c·w)·W_w with blst doublings.
+//!
+//! c minimises the estimated cost (windows × (n·add + 2^(c−1)·reduction)): 16 at 2^20, 17 at 2^22.
+//! Above 2^23 points the input is cut into chunks of equal size (memory: 128 + 4·windows bytes per
+//! point of a chunk).
+mod buckets;
+mod curve;
+
+use blst::{blst_p1, blst_p1_affine, blst_scalar};
+use rayon::prelude::*;
+
+use buckets::{Pool, Sorted, SyncPtr, NEG};
+use curve::Affine;
+
+/// r, little-endian words.
+const R: [u64; 4] = [0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805, 0x73eda753299d7d48];
+/// (r − 1)/2: scalars above it are negated.
+const HALF: [u64; 4] = [0x7fffffff80000000, 0xa9ded2017fff2dff, 0x199cec0404d0ec02, 0x39f6d3a994cebea4];
+
+/// Points per chunk at most.
+const MAX_CHUNK: usize = Sorted::MAX_POINTS;
+/// Sorted entries per accumulation task, about.
+const TASK_ENTRIES: usize = 1 << 21;
+/// Groups of eight slices per task at most (one inversion per step for all of them; their state
+/// stays in L2).
+const MAX_GROUPS: usize = 256;
+
+/// Σ scalars[i]·points[i] (scalars little-endian, taken mod r as blst does with 255 bits).
+/// Needs [`super::available`].
+pub fn msm_g1(points: &[blst_p1_affine], scalars: &[blst_scalar]) -> blst_p1 {
+    assert!(super::available(), "AVX-512 IFMA MSM called on a CPU without it");
+    assert_eq!(points.len(), scalars.len());
+    let n = points.len();
+    if n == 0 {
+        return blst_p1::default();
+    }
+    let chunks = n.div_ceil(MAX_CHUNK);
+    let size = n.div_ceil(chunks);
+    let mut out = blst_p1::default();
+    for (p, s) in points.chunks(size).zip(scalars.chunks(size)) {
+        let part = msm_chunk(p, s);
+        unsafe { blst::blst_p1_add_or_double(&mut out, &out, &part) };
+    }
+    out
+}
+
+/// Window width and the constants that go with it.
+struct Plan {
+    c: usize,
+    windows: usize,
+    /// Buckets per window, 2^(c−1).
+    h: usize,
+    /// Σ_w 2^(c·w + c−1), added to k to read off signed digits.
+    offset: [u64; 5],
+}
+
+impl Plan {
+    fn new(n: usize) -> Self {
+        // In multiplications: a bucket addition ~7, its sort ~1; a bucket in Σ b·B_b ~27.
+        let cost = |c: usize| 255usize.div_ceil(c) * (8 * n + (27 << (c - 1)));
+        Plan::with_c((8..=20).min_by_key(|&c| cost(c)).unwrap())
+    }
+
+    fn with_c(c: usize) -> Self {
+        let windows = 255usize.div_ceil(c);
+        let mut offset = [0u64; 5];
+        for w in 0..windows {
+            let bit = c * w + c - 1;
+            offset[bit / 64] |= 1 << (bit % 64);
+        }
+        Plan { c, windows, h: 1 << (c - 1), offset }
+    }
+
+    /// The key of window w for k + offset (`kc`): |d| | NEG where the point enters negated.
+    fn key(&self, kc: &[u64; 5], neg: bool, w: usize) -> u32 {
+        let (bit, c) = (self.c * w, self.c);
+        let (word, shift) = (bit / 64, bit % 64);
+        let mut v = kc[word] >> shift;
+        if shift + c > 64 && word + 1 < 5 {
+            v |= kc[word + 1] << (64 - shift);
+        }
+        let d = (v & ((1 << c) - 1)) as i64 - self.h as i64;
+        let sign = (d < 0) != neg;
+        d.unsigned_abs() as u32 | if sign && d != 0 { NEG } else { 0 }
+    }
+}
+
+/// k mod r (over k's low 255 bits), and whether it is above (r − 1)/2, then r − k if so.
+fn reduce_and_fold(s: &blst_scalar) -> ([u64; 4], bool) {
+    let mut k: [u64; 4] = std::array::from_fn(|i| u64::from_le_bytes(s.b[8 * i..8 * i + 8].try_into().unwrap()));
+    k[3] &= (1 << 63) - 1;
+    if !less(&k, &R) {
+        k = sub_words(&k, &R);
+    }
+    if less(&HALF, &k) {
+        (sub_words(&R, &k), true)
+    } else {
+        (k, false)
+    }
+}
+
+fn less(a: &[u64; 4], b: &[u64; 4]) -> bool {
+    (0..4).rev().map(|i| a[i].cmp(&b[i])).find(|o| o.is_ne()) == Some(std::cmp::Ordering::Less)
+}
+
+/// a − b (a ≥ b).
+fn sub_words(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+    let mut borrow = false;
+    std::array::from_fn(|i| {
+        let (v, b1) = a[i].overflowing_sub(b[i]);
+        let (v, b2) = v.overflowing_sub(borrow as u64);
+        borrow = b1 || b2;
+        v
+    })
+}
+
+/// k + offset, five words.
+fn add_offset(k: &[u64; 4], offset: &[u64; 5]) -> [u64; 5] {
+    let mut carry = false;
+    std::array::from_fn(|i| {
+        let (v, c1) = offset[i].overflowing_add(if i < 4 { k[i] } else { 0 });
+        let (v, c2) = v.overflowing_add(carry as u64);
+        carry = c1 || c2;
+        v
+    })
+}
+
+fn msm_chunk(points: &[blst_p1_affine], scalars: &[blst_scalar]) -> blst_p1 {
+    let n = points.len();
+    assert!(n <= Sorted::MAX_POINTS);
+    let plan = Plan::new(n);
+    let (pts, keys) = prepare(points, scalars, &plan);
+    let pool = Pool::default();
+    let sums: Vec<blst_p1> =
+        (0..plan.windows).into_par_iter().map(|w| window_sum(&pts, &keys[w * n..(w + 1) * n], &plan, &pool)).collect();
+    horner(&sums, plan.c)
+}
+
+/// The points in our form and, window after window, the keys (n per window).
+fn prepare(points: &[blst_p1_affine], scalars: &[blst_scalar], plan: &Plan) -> (HugeBuf<Affine>, HugeBuf<u32>) {
+    const CHUNK: usize = 1 << 12;
+    let n = points.len();
+    let mut pts = HugeBuf::<Affine>::new(n);
+    let mut keys = HugeBuf::<u32>::new(plan.windows * n);
+    let key_ptr = SyncPtr(keys.uninit().as_mut_ptr() as *mut u32);
+    pts.uninit().par_chunks_mut(CHUNK).enumerate().for_each(|(ci, out)| {
+        let i0 = ci * CHUNK;
+        for (j, group) in points[i0..i0 + out.len()].chunks(8).enumerate() {
+            let conv = unsafe { convert8(group) };
+            for (l, a) in conv.iter().take(group.len()).enumerate() {
+                out[8 * j + l].write(*a);
+            }
+        }
+        for i in i0..i0 + out.len() {
+            let p = &points[i];
+            let inf = p.x.l == [0; 6] && p.y.l == [0; 6];
+            let (k, neg) = reduce_and_fold(&scalars[i]);
+            let kc = add_offset(&k, &plan.offset);
+            for w in 0..plan.windows {
+                let key = if inf { 0 } else { plan.key(&kc, neg, w) };
+                // SAFETY: (w, i) is written once, by the chunk holding i.
+                unsafe { *key_ptr.at(w * n + i) = key };
+            }
+        }
+    });
+    (pts, keys)
+}
+
+/// `len` plain values in memory aligned to 2 MiB and advised to take huge pages: the points are
+/// read at random, and with 4 KiB pages nearly every read would miss the TLB. Written in full
+/// (through [`HugeBuf::uninit`]) before it is read.
+struct HugeBuf<T: Copy> {
+    ptr: *mut T,
+    len: usize,
+}
+
+unsafe impl<T: Copy + Sync> Sync for HugeBuf<T> {}
+
+impl<T: Copy> HugeBuf<T> {
+    const ALIGN: usize = 1 << 21;
+
+    fn layout(len: usize) -> std::alloc::Layout {
+        let size = (len * std::mem::size_of::<T>()).next_multiple_of(Self::ALIGN);
+        std::alloc::Layout::from_size_align(size, Self::ALIGN).unwrap()
+    }
+
+    fn new(len: usize) -> Self {
+        let layout = Self::layout(len);
+        let ptr = unsafe { std::alloc::alloc(layout) } as *mut T;
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        #[cfg(target_os = "linux")]
+        {
+            extern "C" {
+                fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+            }
+            const MADV_HUGEPAGE: i32 = 14;
+            // Only advice: without huge pages it is slower, not wrong.
+            unsafe { madvise(ptr as *mut _, layout.size(), MADV_HUGEPAGE) };
+        }
+        HugeBuf { ptr, len }
+    }
+
+    fn uninit(&mut self) -> &mut [std::mem::MaybeUninit<T>] {
+        unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut _, self.len) }
+    }
+}
+
+impl<T: Copy> std::ops::Deref for HugeBuf<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T: Copy> Drop for HugeBuf<T> {
+    fn drop(&mut self) {
+        unsafe { std::alloc::dealloc(self.ptr as *mut u8, Self::layout(self.len)) };
+    }
+}
+
+/// Up to eight blst points in our form.
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn convert8(group: &[blst_p1_affine]) -> [Affine; 8] {
+    let mut g = [blst_p1_affine::default(); 8];
+    g[..group.len()].copy_from_slice(group);
+    let (x, y) = curve::from_affine_blst(&g);
+    let (mut xp, mut yp) = (Default::default(), Default::default());
+    super::field::store(&mut xp, &x);
+    super::field::store(&mut yp, &y);
+    let mut out = [Affine::default(); 8];
+    for (l, a) in out.iter_mut().enumerate() {
+        a.set(&xp, &yp, l);
+    }
+    out
+}
+
+/// Σ_b b·(Σ of the points in bucket b) for one window's keys.
+fn window_sum(pts: &[Affine], keys: &[u32], plan: &Plan, pool: &Pool) -> blst_p1 {
+    let sorted = Sorted::new(keys, plan.h, pool);
+    let m = sorted.entries.len();
+    if m == 0 {
+        return blst_p1::default();
+    }
+    let mut primary = vec![Affine::default(); plan.h + 1];
+    let out = SyncPtr(primary.as_mut_ptr());
+    // Every thread busy (windows run side by side too), tasks of about TASK_ENTRIES at most.
+    let threads = rayon::current_num_threads();
+    let tasks = (m / TASK_ENTRIES).max((4 * threads).div_ceil(plan.windows)).min(m.div_ceil(1 << 16)).max(1);
+    let groups = (m / tasks / (8 * 32)).clamp(1, MAX_GROUPS);
+    let cut = buckets::Cut { groups, len: m.div_ceil(tasks * 8 * groups) };
+    let extras: Vec<(u32, Affine)> = (0..tasks)
+        .into_par_iter()
+        .flat_map_iter(|t| unsafe { buckets::accumulate(pts, &sorted.entries, t, cut, out) })
+        .collect();
+    pool.give(sorted.entries);
+    let mut sum = unsafe { buckets::bucket_sums(&primary, plan.h) };
+    let rest = extras_sum(&extras);
+    unsafe { blst::blst_p1_add_or_double(&mut sum, &sum, &rest) };
+    sum
+}
+
+/// Σ b·E for the partial bucket sums (b, E) (blst Pippenger, one thread).
+fn extras_sum(extras: &[(u32, Affine)]) -> blst_p1 {
+    let mut out = blst_p1::default();
+    if extras.is_empty() {
+        return out;
+    }
+    let pts: Vec<Affine> = extras.iter().map(|e| e.1).collect();
+    let pts: Vec<blst_p1_affine> = pts.chunks(8).flat_map(|c| unsafe { to_blst8(c) }).collect();
+    // blst reads ⌈nbits/8⌉ bytes per scalar.
+    let nbits = (32 - extras.iter().map(|e| e.0).max().unwrap_or(0).leading_zeros() as usize).max(1);
+    let mut scalars = Vec::with_capacity(extras.len() * 4);
+    for e in extras {
+        scalars.extend_from_slice(&e.0.to_le_bytes()[..nbits.div_ceil(8)]);
+    }
+    let p = [pts.as_ptr(), std::ptr::null()];
+    let s = [scalars.as_ptr(), std::ptr::null()];
+    unsafe {
+        let mut scratch = vec![0u64; blst::blst_p1s_mult_pippenger_scratch_sizeof(pts.len()) / 8];
+        blst::blst_p1s_mult_pippenger(&mut out, p.as_ptr(), pts.len(), s.as_ptr(), nbits, scratch.as_mut_ptr());
+    }
+    out
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn to_blst8(pts: &[Affine]) -> Vec<blst_p1_affine> {
+    curve::to_affine_blst(pts)
+}
+
+/// Σ_w 2^(c·w)·sums[w].
+fn horner(sums: &[blst_p1], c: usize) -> blst_p1 {
+    let mut acc = blst_p1::default();
+    for s in sums.iter().rev() {
+        for _ in 0..c {
+            unsafe { blst::blst_p1_double(&mut acc, &acc) };
+        }
+        unsafe { blst::blst_p1_add_or_double(&mut acc, &acc, s) };
+    }
+    acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blst::MultiPoint;
+    use blstrs::{G1Projective, Scalar};
+    use ff::Field;
+    use group::Group;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// n distinct points P_0 + i·G (cheap to make in bulk: one inversion for all).
+    fn points(n: usize, rng: &mut ChaCha8Rng) -> Vec<blst_p1_affine> {
+        let g: blst_p1 = *G1Projective::generator().as_ref();
+        let mut acc: blst_p1 = *G1Projective::random(&mut *rng).as_ref();
+        let proj: Vec<blst_p1> = (0..n)
+            .map(|_| {
+                unsafe { blst::blst_p1_add_or_double(&mut acc, &acc, &g) };
+                acc
+            })
+            .collect();
+        let mut aff = vec![blst_p1_affine::default(); n];
+        let ptrs = [proj.as_ptr(), std::ptr::null()];
+        unsafe { blst::blst_p1s_to_affine(aff.as_mut_ptr(), ptrs.as_ptr(), n) };
+        aff
+    }
+
+    fn scalars(n: usize, rng: &mut ChaCha8Rng) -> Vec<blst_scalar> {
+        (0..n).map(|_| crate::cpu::msm::to_blst_scalar(&Scalar::random(&mut *rng))).collect()
+    }
+
+    fn blst_msm(points: &[blst_p1_affine], scalars: &[blst_scalar]) -> blst_p1 {
+        let bytes: Vec<u8> = scalars.iter().flat_map(|s| s.b).collect();
+        points.mult(&bytes, 255)
+    }
+
+    fn words_scalar(w: [u64; 4]) -> blst_scalar {
+        let mut s = blst_scalar::default();
+        for (i, v) in w.iter().enumerate() {
+            s.b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        s
+    }
+
+    fn small(v: u64) -> blst_scalar {
+        words_scalar([v, 0, 0, 0])
+    }
+
+    fn check(what: &str, points: &[blst_p1_affine], scalars: &[blst_scalar]) {
+        let (got, want) = (msm_g1(points, scalars), blst_msm(points, scalars));
+        assert!(unsafe { blst::blst_p1_is_equal(&got, &want) }, "{what}: n = {}", points.len());
+    }
+
+    fn neg(p: &blst_p1_affine) -> blst_p1_affine {
+        let mut q = blst::blst_p1::default();
+        let mut out = *p;
+        unsafe {
+            blst::blst_p1_from_affine(&mut q, p);
+            blst::blst_p1_cneg(&mut q, true);
+            blst::blst_p1_to_affine(&mut out, &q);
+        }
+        out
+    }
+
+    #[test]
+    fn constants() {
+        let one = [1, 0, 0, 0];
+        assert_eq!(sub_words(&sub_words(&R, &HALF), &one), HALF);
+        let plan = Plan::new(1 << 22);
+        assert_eq!((plan.c, plan.windows), (17, 15));
+        assert_eq!(Plan::new(1 << 20).c, 16);
+    }
+
+    #[test]
+    fn random_sizes_match_blst() {
+        if !super::super::available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to compare");
+            return;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(17);
+        for n in [1, 7, 8, 9, 100, 4096, 1 << 16] {
+            let (p, s) = (points(n, &mut rng), scalars(n, &mut rng));
+            check("random", &p, &s);
+        }
+    }
+
+    #[test]
+    fn edge_scalars_and_points_match_blst() {
+        if !super::super::available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to compare");
+            return;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(18);
+        let n = 3000;
+        let p = points(n, &mut rng);
+        let r_minus = |v: u64| sub_words(&R, &[v, 0, 0, 0]);
+        let plus = |w: [u64; 4], v: u64| add_offset(&w, &[v, 0, 0, 0, 0])[..4].try_into().unwrap();
+        let edge = [
+            small(0),
+            small(1),
+            small(2),
+            words_scalar(r_minus(1)),
+            words_scalar(r_minus(2)),
+            words_scalar(HALF),
+            words_scalar(plus(HALF, 1)),
+            words_scalar(plus(HALF, 2)),
+            small(1 << 15),
+            small((1 << 16) - 1),
+            small(1 << 16),
+            small(0xffff_ffff_ffff_ffff),
+            // Not canonical (r + 5, 2^255 − 1): blst reads 255 bits; so do we, mod r.
+            words_scalar(plus(R, 5)),
+            words_scalar([!0, !0, !0, !0 >> 1]),
+        ];
+        for (i, e) in edge.iter().enumerate() {
+            check(&format!("all scalars edge[{i}]"), &p[..100], &vec![e.clone(); 100]);
+        }
+        let mixed: Vec<blst_scalar> =
+            (0..n)
+                .map(|i| {
+                    if i % 3 == 0 {
+                        edge[rng.gen_range(0..edge.len())].clone()
+                    } else {
+                        scalars(1, &mut rng).remove(0)
+                    }
+                })
+                .collect();
+        check("mixed edge scalars", &p, &mixed);
+        check("all zero", &p, &vec![small(0); n]);
+        // Points at infinity among the others, and only those.
+        let mut with_inf = p.clone();
+        for i in (0..n).step_by(5) {
+            with_inf[i] = blst_p1_affine::default();
+        }
+        check("points at infinity", &with_inf, &mixed);
+        check("only infinity", &vec![blst_p1_affine::default(); 64], &scalars(64, &mut rng));
+    }
+
+    #[test]
+    fn repeated_and_opposite_points_match_blst() {
+        if !super::super::available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to compare");
+            return;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(19);
+        let base = points(4, &mut rng);
+        let n = 5000;
+        // One point many times: doublings inside buckets (random and equal scalars).
+        let same = vec![base[0]; n];
+        check("repeated, random scalars", &same, &scalars(n, &mut rng));
+        let s = scalars(1, &mut rng).remove(0);
+        check("repeated, one scalar", &same, &vec![s.clone(); n]);
+        check("repeated, small scalars", &same, &(0..n).map(|i| small(1 + i as u64 % 3)).collect::<Vec<_>>());
+        // P and −P with the same scalar: every bucket cancels, and then restarts.
+        let pm: Vec<blst_p1_affine> = (0..n).map(|i| if i % 2 == 0 { base[1] } else { neg(&base[1]) }).collect();
+        check("P and -P, one scalar", &pm, &vec![s.clone(); n]);
+        let mut sc = scalars(n, &mut rng);
+        for i in (0..n).step_by(2) {
+            sc[i + 1] = sc[i].clone();
+        }
+        check("P and -P pairs, random scalars", &pm, &sc);
+        // A mix of few distinct points and their negatives with few distinct scalars.
+        let few: Vec<blst_p1_affine> = (0..n)
+            .map(|_| {
+                let q = base[rng.gen_range(0..4)];
+                if rng.gen() {
+                    neg(&q)
+                } else {
+                    q
+                }
+            })
+            .collect();
+        let sc: Vec<blst_scalar> =
+            (0..n).map(|_| [small(3), small(5), s.clone()][rng.gen_range(0..3)].clone()).collect();
+        check("few points, few scalars", &few, &sc);
+    }
+
+    /// Times ours and blst's: FILSNARK_MSM_BENCH="20 22" (log sizes), 3 runs each;
+    /// FILSNARK_MSM_BENCH_BLST=0 times ours only.
+    #[test]
+    #[ignore]
+    fn bench_vs_blst() {
+        if !super::super::available() {
+            eprintln!("no AVX-512 IFMA on this CPU");
+            return;
+        }
+        let logs = std::env::var("FILSNARK_MSM_BENCH").unwrap_or("20 22".into());
+        let mut rng = ChaCha8Rng::seed_from_u64(20);
+        for log in logs.split_whitespace().map(|v| v.parse::<u32>().unwrap()) {
+            let n = 1usize << log;
+            let (p, s) = (points(n, &mut rng), scalars(n, &mut rng));
+            let runs = 3;
+            let time = |f: &dyn Fn() -> blst_p1| {
+                let mut t = Vec::new();
+                let mut r = blst_p1::default();
+                for _ in 0..runs {
+                    let t0 = std::time::Instant::now();
+                    r = f();
+                    t.push(t0.elapsed().as_secs_f64());
+                }
+                (r, t)
+            };
+            let (ours, to) = time(&|| msm_g1(&p, &s));
+            if std::env::var("FILSNARK_MSM_BENCH_BLST").is_ok_and(|v| v == "0") {
+                println!("2^{log}: ours {to:.3?} s");
+                continue;
+            }
+            let (theirs, tb) = time(&|| blst_msm(&p, &s));
+            assert!(unsafe { blst::blst_p1_is_equal(&ours, &theirs) });
+            println!("2^{log}: ours {to:.3?} s, blst {tb:.3?} s");
+        }
+    }
+}

@@ -1,0 +1,456 @@
+//! One window of the Pippenger sum: the bucket sums B_b = Σ of the points whose digit is ±b, then
+//! Σ_b b·B_b.
+//!
+//! [`Sorted`]: the window's points counting-sorted by bucket (b = |digit| in 1..=h), each entry
+//! a point index with bit 31 set where the point enters negated.
+//!
+//! [`accumulate`]: batch-affine additions. A task's stretch of the sorted list is cut into 8·G
+//! equal slices, lane l of group g walking slice 8g + l; each step adds every slice's next point
+//! to its accumulator, or restarts it where a bucket begins. The G·8 denominators x_P − x_acc
+//! share one inversion per step (Montgomery's trick down the groups, then across the eight lanes
+//! with blst), so an addition costs 6 multiplications (1 forward, 2 backward, λ, λ², y). Exact
+//! lanes: an accumulator at infinity takes the point, P + P uses λ = 3x²/2y (same formulas
+//! after), P − P gives infinity (kept as (0, 0)). A run ends where its bucket or slice ends:
+//! written to `primary[b]` if it began at the bucket's first entry, else (the first run of a
+//! slice that starts inside a bucket) returned as an extra (b, point) for the caller to add.
+//!
+//! [`bucket_sums`]: Σ b·B_b by running sums in XYZZ, lane l over buckets l·h/8 + 1 ..= (l+1)·h/8
+//! from the top: S += B_b, T += S; the lane gives T + (l·h/8)·S.
+use std::arch::x86_64::*;
+
+use blst::{blst_fp, blst_p1};
+
+use super::super::field::{self, Packed};
+use super::super::FP;
+use super::curve::*;
+
+/// Bit 31 of an entry: the point enters negated.
+pub const NEG: u32 = 1 << 31;
+
+/// A raw pointer shared by tasks that write disjoint elements.
+#[derive(Clone, Copy)]
+pub struct SyncPtr<T>(pub *mut T);
+unsafe impl<T> Send for SyncPtr<T> {}
+unsafe impl<T> Sync for SyncPtr<T> {}
+
+impl<T> SyncPtr<T> {
+    /// Element i (the whole wrapper is captured by closures, not its raw field).
+    pub unsafe fn at(self, i: usize) -> *mut T {
+        self.0.add(i)
+    }
+}
+
+/// A window's entries in bucket order, each (bucket << 32) | point index | NEG.
+pub struct Sorted {
+    pub entries: Vec<u64>,
+}
+
+impl Sorted {
+    /// Bits of the bucket index sorted by the second pass (its working set stays in L2).
+    const LOW: usize = 8;
+    /// Points at most (a point index and the sign fit in 24 bits of a first-pass pair).
+    pub const MAX_POINTS: usize = 1 << 23;
+
+    /// Point indices sorted by key (bucket | NEG; 0 = digit 0, left out), in two counting
+    /// passes: by the bucket's high bits into 32-bit pairs (low bits, sign, index), then each of
+    /// those groups by the low bits. One pass over 2^16 buckets would scatter its writes over as
+    /// many cache lines.
+    pub fn new(keys: &[u32], h: usize, pool: &Pool) -> Self {
+        assert!(keys.len() <= Self::MAX_POINTS);
+        let low_mask = (1 << Self::LOW) - 1;
+        let groups = (h >> Self::LOW) + 1;
+        let mut start = vec![0u32; groups + 1];
+        for &k in keys {
+            if k & !NEG != 0 {
+                start[((k & !NEG) as usize >> Self::LOW) + 1] += 1;
+            }
+        }
+        for g in 0..groups {
+            start[g + 1] += start[g];
+        }
+        let m = start[groups] as usize;
+        let mut buf = pool.take(m.div_ceil(2));
+        // SAFETY: u64 storage viewed as twice as many u32.
+        let pairs = unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr() as *mut u32, m) };
+        let mut cursor = start.clone();
+        for (i, &k) in keys.iter().enumerate() {
+            let b = (k & !NEG) as usize;
+            if b != 0 {
+                let c = &mut cursor[b >> Self::LOW];
+                pairs[*c as usize] = ((b & low_mask) as u32) << 24 | (k & NEG) >> 8 | i as u32;
+                // This group's next lines, fetched before its stores need them.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(pairs.as_ptr().wrapping_add(*c as usize + 32) as *const i8) };
+                *c += 1;
+            }
+        }
+        let mut entries = pool.take(m);
+        let mut count = vec![0u32; 1 << Self::LOW];
+        for g in 0..groups {
+            let group = &pairs[start[g] as usize..start[g + 1] as usize];
+            count.fill(0);
+            for &p in group {
+                count[(p >> 24) as usize] += 1;
+            }
+            let mut at = start[g];
+            for c in count.iter_mut() {
+                (*c, at) = (at, at + *c);
+            }
+            for &p in group {
+                let c = &mut count[(p >> 24) as usize];
+                let bucket = (g << Self::LOW | (p >> 24) as usize) as u64;
+                entries[*c as usize] = bucket << 32 | ((p & 1 << 23) << 8 | p & 0x7f_ffff) as u64;
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(entries.as_ptr().wrapping_add(*c as usize + 16) as *const i8) };
+                *c += 1;
+            }
+        }
+        pool.give(buf);
+        Sorted { entries }
+    }
+}
+
+/// Buffers handed from one window's sort to the next (fresh ones would cost a page fault per
+/// 4 KiB written).
+#[derive(Default)]
+pub struct Pool(std::sync::Mutex<Vec<Vec<u64>>>);
+
+impl Pool {
+    /// A buffer of `len` values, to be written before being read.
+    pub fn take(&self, len: usize) -> Vec<u64> {
+        let mut v = self.0.lock().unwrap().pop().unwrap_or_default();
+        if v.len() < len {
+            v.resize(len, 0);
+        }
+        v.truncate(len);
+        v
+    }
+
+    pub fn give(&self, v: Vec<u64>) {
+        self.0.lock().unwrap().push(v);
+    }
+}
+
+/// How a window's sorted list is cut: tasks of 8·`groups` slices of `len` entries each (the last
+/// slices may be short or empty).
+#[derive(Clone, Copy)]
+pub struct Cut {
+    pub groups: usize,
+    pub len: usize,
+}
+
+impl Cut {
+    /// Entries per task.
+    pub fn span(&self) -> usize {
+        8 * self.groups * self.len
+    }
+}
+
+/// A group's accumulators and the current step's operands.
+#[derive(Clone, Copy, Default)]
+struct Group {
+    acc: [Packed<8>; 2],
+    pt: [Packed<8>; 2],
+    /// The denominator, and the product of the denominators of groups 0..=this one.
+    d: Packed<8>,
+    prefix: Packed<8>,
+    /// Lanes that take the point (new run, accumulator at infinity, past the slice's end).
+    take: u8,
+    /// Lanes whose sum is infinity (P − P).
+    inf: u8,
+    /// Lanes that double (P + P).
+    dbl: u8,
+    /// Lanes whose current run began inside its bucket, in an earlier slice (goes to the extras).
+    cont: u8,
+}
+
+/// Steps whose entries are laid out step-major at a time.
+const BLOCK: usize = 16;
+
+/// Entries t0 − 1 .. t0 + BLOCK + 2 of task `task`'s slices, step-major: row r holds entry
+/// t0 − 1 + r of every slice, 0 (no bucket) where there is none. Reading a block row by row keeps
+/// the accumulation's loads sequential and in L2.
+fn transpose(rows: &mut [u64], entries: &[u64], task: usize, cut: Cut, t0: usize) {
+    let slices = 8 * cut.groups;
+    let base = task * cut.span();
+    for s in 0..slices {
+        let (from, to) = (base + s * cut.len, base + (s + 1) * cut.len);
+        // The lines a later slice will read (many slices, one stream each: no hardware help).
+        let ahead = from + 16 * cut.len + t0;
+        if ahead + BLOCK + 2 < entries.len() {
+            for line in 0..3 {
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(entries.as_ptr().add(ahead + 8 * line) as *const i8) };
+            }
+        }
+        for r in 0..BLOCK + 3 {
+            let q = (from + t0 + r).wrapping_sub(1);
+            rows[r * slices + s] = if (from..to.min(entries.len())).contains(&q) { entries[q] } else { 0 };
+        }
+    }
+}
+
+/// The buckets of task `task`'s slices (see [`Cut`]) over `pts`: runs that begin at their
+/// bucket's first entry go into `primary`, the others (the first run of a slice that begins
+/// inside a bucket) are returned as (bucket, partial sum).
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub unsafe fn accumulate(
+    pts: &[Affine],
+    entries: &[u64],
+    task: usize,
+    cut: Cut,
+    primary: SyncPtr<Affine>,
+) -> Vec<(u32, Affine)> {
+    let slices = 8 * cut.groups;
+    let mut rows = vec![0u64; (BLOCK + 3) * slices];
+    let mut g = vec![Group::default(); cut.groups];
+    for (k, gk) in g.iter_mut().enumerate() {
+        for l in 0..8 {
+            let q = task * cut.span() + (8 * k + l) * cut.len;
+            if q > 0 && q < entries.len() && entries[q - 1] >> 32 == entries[q] >> 32 {
+                gk.cont |= 1 << l;
+            }
+        }
+    }
+    let mut extras = Vec::new();
+    for t in 0..cut.len {
+        if t % BLOCK == 0 {
+            transpose(&mut rows, entries, task, cut, t);
+        }
+        // Row r of the block: entry t − 1 + r - (t - t % BLOCK).
+        let at = t % BLOCK;
+        let row = |r: usize, k: usize| _mm512_loadu_si512(rows.as_ptr().add((at + r) * slices + 8 * k) as *const _);
+        let mut prefix = one();
+        load_points(pts, row(1, 0), &mut g[0]);
+        for k in 0..cut.groups {
+            // The next group's gathers go first, to overlap this group's arithmetic.
+            if k + 1 < cut.groups {
+                load_points(pts, row(1, k + 1), &mut g[k + 1]);
+            }
+            prefix = forward(row(1, k), row(0, k), &mut g[k], &prefix, k == 0);
+        }
+        let mut inv = invert(&prefix);
+        let before = |g: &[Group], k: usize| if k > 0 { Some(g[k - 1].prefix) } else { None };
+        let mut k = cut.groups;
+        while k > 0 {
+            let done = if k >= 2 {
+                let (lo, hi) = g.split_at_mut(k - 1);
+                let inv_a = inverse_of(&hi[0], before(lo, k - 1).as_ref(), &mut inv);
+                let inv_b = inverse_of(&lo[k - 2], before(lo, k - 2).as_ref(), &mut inv);
+                add_pair(&mut hi[0], &mut lo[k - 2], &inv_a, &inv_b);
+                k - 2..k
+            } else {
+                let inv_d = inverse_of(&g[0], None, &mut inv);
+                add_one(&mut g[0], &inv_d);
+                0..1
+            };
+            for j in done.clone().rev() {
+                write_out(&mut g[j], row(1, j), row(2, j), primary, &mut extras);
+                prefetch(pts, row(2, cut.groups - 1 - j));
+            }
+            k = done.start;
+        }
+    }
+    extras
+}
+
+/// An entry's bucket (0: no entry).
+#[inline(always)]
+unsafe fn bucket(e: __m512i) -> __m512i {
+    _mm512_srli_epi64(e, 32)
+}
+
+/// The points of the entries `e` into `g.pt` (negated where the entry says).
+#[inline(always)]
+unsafe fn load_points(pts: &[Affine], e: __m512i, g: &mut Group) {
+    let neg = _mm512_test_epi64_mask(e, field::splat64(NEG as u64));
+    let idx = _mm512_slli_epi64(_mm512_and_si512(e, field::splat64(!NEG as u64)), 4);
+    let (px, mut py) = gather(pts.as_ptr(), idx);
+    if neg != 0 {
+        py = field::blend(neg, &py, &sub(&zero(), &py));
+    }
+    field::store(&mut g.pt[0], &px);
+    field::store(&mut g.pt[1], &py);
+}
+
+/// Sorts out the exceptional lanes of acc + P, stores the denominators; returns the running
+/// product of the denominators.
+#[inline(always)]
+unsafe fn forward(e: __m512i, before: __m512i, g: &mut Group, prefix: &Fe, head: bool) -> Fe {
+    let active = _mm512_test_epi64_mask(bucket(e), bucket(e));
+    let first = _mm512_cmpneq_epu64_mask(bucket(e), bucket(before));
+    let px = field::load(&g.pt[0]);
+    let py = field::load(&g.pt[1]);
+    let ax = field::load(&g.acc[0]);
+    let ay = field::load(&g.acc[1]);
+    let take = first | !active | (field::is_zero(&ax) & field::is_zero(&ay));
+    let mut d = sub(&px, &ax);
+    let (mut inf, mut dbl) = (0, 0);
+    let same_x = field::is_zero(&d) & !take;
+    if same_x != 0 {
+        dbl = same_x & field::is_zero(&sub(&py, &ay));
+        d = field::blend(dbl, &d, &dbl_fe(&ay));
+        inf = field::is_zero(&d) & !take;
+    }
+    let d = field::blend(take | inf, &d, &one());
+    field::store(&mut g.d, &d);
+    let prefix = if head { d } else { mul_lazy(prefix, &d) };
+    field::store(&mut g.prefix, &prefix);
+    (g.take, g.inf, g.dbl) = (take, inf, dbl);
+    prefix
+}
+
+/// 1/d of group k (`g`) from inv = 1/(d_0 ⋯ d_k): inv · (d_0 ⋯ d_(k−1)) (`before`, none for
+/// k = 0); inv moves on to 1/(d_0 ⋯ d_(k−1)).
+#[inline(always)]
+unsafe fn inverse_of(g: &Group, before: Option<&Packed<8>>, inv: &mut Fe) -> Fe {
+    match before {
+        Some(b) => {
+            let v = mul_lazy(inv, &field::load(b));
+            *inv = mul_lazy(inv, &field::load(&g.d));
+            v
+        }
+        None => *inv,
+    }
+}
+
+/// A group's operands: (x, y) of the accumulator and of the point, and λ's numerator.
+#[inline(always)]
+unsafe fn operands(g: &Group) -> [Fe; 5] {
+    let ax = field::load(&g.acc[0]);
+    let ay = field::load(&g.acc[1]);
+    let px = field::load(&g.pt[0]);
+    let py = field::load(&g.pt[1]);
+    let mut num = sub(&py, &ay);
+    if g.dbl != 0 {
+        num = field::blend(g.dbl, &num, &triple(&sqr(&ax)));
+    }
+    [ax, ay, px, py, num]
+}
+
+/// The new accumulator: the sum (x, y), or the point, or infinity, lane by lane.
+#[inline(always)]
+unsafe fn store_sum(g: &mut Group, x: &Fe, y: &Fe, px: &Fe, py: &Fe) {
+    let (x, y) = (field::blend(g.take, x, px), field::blend(g.take, y, py));
+    let z = zero();
+    field::store(&mut g.acc[0], &field::blend(g.inf, &x, &z));
+    field::store(&mut g.acc[1], &field::blend(g.inf, &y, &z));
+}
+
+/// acc ← acc + P in two groups at once (`inv_a`, `inv_b`: their 1/d), the two computations
+/// side by side so that each fills the other's latencies. λ and λ² may be ≥ p (< 2p): each sub
+/// takes a canonical subtrahend and gives < 2p, made canonical where it is kept.
+#[inline(always)]
+unsafe fn add_pair(ga: &mut Group, gb: &mut Group, inv_a: &Fe, inv_b: &Fe) {
+    let [axa, aya, pxa, pya, na] = operands(ga);
+    let [axb, ayb, pxb, pyb, nb] = operands(gb);
+    let la = mul_lazy(&na, inv_a);
+    let lb = mul_lazy(&nb, inv_b);
+    let sa = mul_lazy(&la, &la);
+    let sb = mul_lazy(&lb, &lb);
+    let xa = canonical(&sub(&sub(&sa, &axa), &pxa));
+    let xb = canonical(&sub(&sub(&sb, &axb), &pxb));
+    let ta = mul_lazy(&la, &sub(&axa, &xa));
+    let tb = mul_lazy(&lb, &sub(&axb, &xb));
+    let ya = canonical(&sub(&ta, &aya));
+    let yb = canonical(&sub(&tb, &ayb));
+    store_sum(ga, &xa, &ya, &pxa, &pya);
+    store_sum(gb, &xb, &yb, &pxb, &pyb);
+}
+
+/// acc ← acc + P in one group.
+#[inline(always)]
+unsafe fn add_one(g: &mut Group, inv_d: &Fe) {
+    let [ax, ay, px, py, num] = operands(g);
+    let lambda = mul_lazy(&num, inv_d);
+    let x = canonical(&sub(&sub(&mul_lazy(&lambda, &lambda), &ax), &px));
+    let y = canonical(&sub(&mul_lazy(&lambda, &sub(&ax, &x)), &ay));
+    store_sum(g, &x, &y, &px, &py);
+}
+
+/// Writes out the sums of the runs that end with this step's entry `e` (the next entry `after`
+/// is in another bucket, or there is none).
+#[inline(always)]
+unsafe fn write_out(
+    g: &mut Group,
+    e: __m512i,
+    after: __m512i,
+    primary: SyncPtr<Affine>,
+    extras: &mut Vec<(u32, Affine)>,
+) {
+    let ends = _mm512_test_epi64_mask(bucket(e), bucket(e)) & _mm512_cmpneq_epu64_mask(bucket(e), bucket(after));
+    if ends == 0 {
+        return;
+    }
+    let mut b = [0u64; 8];
+    _mm512_storeu_si512(b.as_mut_ptr() as *mut _, bucket(e));
+    for l in (0..8).filter(|l| ends >> l & 1 != 0) {
+        let mut sum = Affine::default();
+        sum.set(&g.acc[0], &g.acc[1], l);
+        if g.cont >> l & 1 != 0 {
+            extras.push((b[l] as u32, sum));
+            g.cont &= !(1 << l);
+        } else {
+            // SAFETY: only the slice holding a bucket's first entry writes it.
+            *primary.at(b[l] as usize) = sum;
+        }
+    }
+}
+
+/// Asks for the points of the entries `e` (two steps on) to be brought into L2.
+#[inline(always)]
+unsafe fn prefetch(pts: &[Affine], e: __m512i) {
+    let mut idx = [0u64; 8];
+    _mm512_storeu_si512(idx.as_mut_ptr() as *mut _, _mm512_and_si512(e, field::splat64(!NEG as u64)));
+    for i in idx {
+        let p = pts.as_ptr().add(i as usize) as *const i8;
+        _mm_prefetch::<_MM_HINT_T0>(p);
+        _mm_prefetch::<_MM_HINT_T0>(p.add(64));
+    }
+}
+
+/// 1/v in each lane (v ≠ 0): one blst inversion for the eight, by Montgomery's trick.
+#[inline(always)]
+unsafe fn invert(v: &Fe) -> Fe {
+    let a = field::to_blst::<8, 6>(&FP, v).map(|l| blst_fp { l });
+    let mut pre = a;
+    for i in 1..8 {
+        blst::blst_fp_mul(&mut pre[i], &pre[i - 1], &a[i]);
+    }
+    let mut inv = blst_fp::default();
+    blst::blst_fp_inverse(&mut inv, &pre[7]);
+    let mut out = [[0u64; 6]; 8];
+    for i in (1..8).rev() {
+        let mut t = blst_fp::default();
+        blst::blst_fp_mul(&mut t, &inv, &pre[i - 1]);
+        out[i] = t.l;
+        blst::blst_fp_mul(&mut t, &inv, &a[i]);
+        inv = t;
+    }
+    out[0] = inv.l;
+    field::from_blst::<8, 6>(&FP, &out)
+}
+
+/// Σ_b b·primary[b] for b in 1..=h (h a multiple of 8; (0, 0) entries are infinity).
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub unsafe fn bucket_sums(primary: &[Affine], h: usize) -> blst_p1 {
+    assert!(h.is_multiple_of(8) && primary.len() > h);
+    let seg = h / 8;
+    let (mut s, mut t) = (Xyzz::infinity(), Xyzz::infinity());
+    for i in 0..seg {
+        let idx: [i64; 8] = std::array::from_fn(|l| (((l + 1) * seg - i) * 16) as i64);
+        let (bx, by) = gather(primary.as_ptr(), _mm512_loadu_si512(idx.as_ptr() as *const _));
+        s = madd(&s, &bx, &by);
+        t = add(&t, &s);
+    }
+    let (s, t) = (to_jacobian_blst(&s), to_jacobian_blst(&t));
+    let mut out = blst_p1::default();
+    for l in 0..8 {
+        let mut part = t[l];
+        if l > 0 {
+            let k = (l * seg) as u64;
+            let mut m = blst_p1::default();
+            blst::blst_p1_mult(&mut m, &s[l], k.to_le_bytes().as_ptr(), 64 - k.leading_zeros() as usize);
+            blst::blst_p1_add_or_double(&mut part, &part, &m);
+        }
+        blst::blst_p1_add_or_double(&mut out, &out, &part);
+    }
+    out
+}
