@@ -10,8 +10,8 @@
 //!   order, (x, y) to (x + y, (x − y)·W[k]);
 //!
 //! where W[k] = φ^rev(k) (rev over log n − 1 bits): both compute the DFT at the root φ.
-//! Levels whose blocks are wider than a cache chunk (2^14 elements) sweep the array; the rest run
-//! chunk by chunk. The last three levels pair lanes of one vector: each group of eight vectors is
+//! Levels whose blocks are wider than a cache chunk (2^14 elements) sweep the array, two levels
+//! per sweep ([`level_pair`]); the rest run chunk by chunk. The last three levels pair lanes of one vector: each group of eight vectors is
 //! transposed (lane t of vector c = element 8t + c), so those butterflies are lane-parallel too.
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
@@ -160,19 +160,35 @@ unsafe fn unpack_span(out: &mut [Scalar], v: &[Fr8]) {
 /// Cooley–Tukey over one block's halves: x, y ← x + w·y, x − w·y.
 #[inline(always)]
 unsafe fn ct(x: &mut Fr8, y: &mut Fr8, w: &L5) {
-    let (a, b) = (field::load(x), field::load(y));
-    let t = field::mul(&FR, &b, w);
-    field::store(x, &field::add(&FR, &a, &t));
-    field::store(y, &field::sub(&FR, &a, &t));
+    let (mut a, mut b) = (field::load(x), field::load(y));
+    butterfly(Butterfly::Ct, &mut a, &mut b, w);
+    field::store(x, &a);
+    field::store(y, &b);
 }
 
 /// Gentleman–Sande: x, y ← x + y, (x − y)·w.
 #[inline(always)]
 unsafe fn gs(x: &mut Fr8, y: &mut Fr8, w: &L5) {
-    let (a, b) = (field::load(x), field::load(y));
-    field::store(x, &field::add(&FR, &a, &b));
-    let d = field::sub(&FR, &a, &b);
-    field::store(y, &field::mul(&FR, &d, w));
+    let (mut a, mut b) = (field::load(x), field::load(y));
+    butterfly(Butterfly::Gs, &mut a, &mut b, w);
+    field::store(x, &a);
+    field::store(y, &b);
+}
+
+/// One butterfly in registers: Cooley–Tukey (x + w·y, x − w·y) or Gentleman–Sande
+/// (x + y, (x − y)·w).
+#[inline(always)]
+unsafe fn butterfly(kind: Butterfly, x: &mut L5, y: &mut L5, w: &L5) {
+    match kind {
+        Butterfly::Ct => {
+            let t = field::mul(&FR, y, w);
+            (*x, *y) = (field::add(&FR, x, &t), field::sub(&FR, x, &t));
+        }
+        Butterfly::Gs => {
+            let d = field::sub(&FR, x, y);
+            (*x, *y) = (field::add(&FR, x, y), field::mul(&FR, &d, w));
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -204,6 +220,48 @@ fn level(kind: Butterfly, data: &mut [Fr8], tw: &Twiddles, log_m: u32, k0: usize
         } else {
             unsafe { span(kind, xs, ys, tw, k0 + b) };
         }
+    }
+}
+
+/// Two wide levels in one sweep (half the memory traffic of two): blocks of 4q elements (quarter
+/// size q = 2^log_q, q ≥ 8), block k's quarters q0..q3. The outer level (half-size 2q) pairs
+/// (q0, q2) and (q1, q3) by W[k]; the inner one (half-size q) pairs (q0, q1) by W[2k] and (q2, q3)
+/// by W[2k+1]. Cooley–Tukey runs the outer level first, Gentleman–Sande the inner one.
+fn level_pair(kind: Butterfly, data: &mut [Fr8], tw: &Twiddles, log_q: u32) {
+    let qv = 1usize << (log_q - 3);
+    for (k, block) in data.chunks_mut(4 * qv).enumerate() {
+        let (lo, hi) = block.split_at_mut(2 * qv);
+        let (q0, q1) = lo.split_at_mut(qv);
+        let (q2, q3) = hi.split_at_mut(qv);
+        q0.par_chunks_mut(TASK)
+            .zip(q1.par_chunks_mut(TASK))
+            .zip(q2.par_chunks_mut(TASK))
+            .zip(q3.par_chunks_mut(TASK))
+            .for_each(|(((a, b), c), d)| unsafe { span_pair(kind, [a, b, c, d], tw, k) });
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn span_pair(kind: Butterfly, q: [&mut [Fr8]; 4], tw: &Twiddles, k: usize) {
+    let (w, w0, w1) = (tw.splat(k), tw.splat(2 * k), tw.splat(2 * k + 1));
+    let [q0, q1, q2, q3] = q;
+    for j in 0..q0.len() {
+        let mut v = [field::load(&q0[j]), field::load(&q1[j]), field::load(&q2[j]), field::load(&q3[j])];
+        let [a, b, c, d] = &mut v;
+        if let Butterfly::Ct = kind {
+            butterfly(kind, a, c, &w);
+            butterfly(kind, b, d, &w);
+        }
+        butterfly(kind, a, b, &w0);
+        butterfly(kind, c, d, &w1);
+        if let Butterfly::Gs = kind {
+            butterfly(kind, a, c, &w);
+            butterfly(kind, b, d, &w);
+        }
+        field::store(&mut q0[j], &v[0]);
+        field::store(&mut q1[j], &v[1]);
+        field::store(&mut q2[j], &v[2]);
+        field::store(&mut q3[j], &v[3]);
     }
 }
 
@@ -335,8 +393,15 @@ fn chunk_levels(kind: Butterfly, chunk: &mut [Fr8], tw: &Twiddles, ci: usize, cl
 /// Natural-order values to their DFT at φ in bit-reversed order (the table's root).
 fn dft_to_bitrev(d: &Domain, data: &mut [Fr8], tw: &Twiddles) {
     let (ln, cl) = (d.log_n, CHUNK_LOG.min(d.log_n));
-    for log_m in (cl..ln).rev() {
-        level(Butterfly::Ct, data, tw, log_m, 0, true);
+    let mut log_m = ln;
+    while log_m > cl {
+        if log_m - cl >= 2 {
+            level_pair(Butterfly::Ct, data, tw, log_m - 2);
+            log_m -= 2;
+        } else {
+            level(Butterfly::Ct, data, tw, log_m - 1, 0, true);
+            log_m -= 1;
+        }
     }
     data.par_chunks_mut(1 << (cl - 3)).enumerate().for_each(|(ci, c)| chunk_levels(Butterfly::Ct, c, tw, ci, cl));
 }
@@ -345,8 +410,15 @@ fn dft_to_bitrev(d: &Domain, data: &mut [Fr8], tw: &Twiddles) {
 fn dft_from_bitrev(d: &Domain, data: &mut [Fr8], tw: &Twiddles) {
     let (ln, cl) = (d.log_n, CHUNK_LOG.min(d.log_n));
     data.par_chunks_mut(1 << (cl - 3)).enumerate().for_each(|(ci, c)| chunk_levels(Butterfly::Gs, c, tw, ci, cl));
-    for log_m in cl..ln {
-        level(Butterfly::Gs, data, tw, log_m, 0, true);
+    let mut log_m = cl;
+    while log_m < ln {
+        if ln - log_m >= 2 {
+            level_pair(Butterfly::Gs, data, tw, log_m);
+            log_m += 2;
+        } else {
+            level(Butterfly::Gs, data, tw, log_m, 0, true);
+            log_m += 1;
+        }
     }
 }
 
@@ -451,7 +523,7 @@ mod tests {
             return;
         }
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(260);
-        for log_n in [6u32, 7, 9, 12, 14, 15, 17] {
+        for log_n in [6u32, 7, 9, 12, 14, 15, 16, 17] {
             let n = 1usize << log_n;
             let len = n - 3;
             let mut v = || (0..len).map(|_| Scalar::random(&mut rng)).collect::<Vec<_>>();
