@@ -351,8 +351,10 @@ def bucket_sums(G, first):
     if first:
         nm = f"msm_{g}_bucket_sums"
         doc = (f"{nm}: thread t, buckets j of segment [t*2^glog, (t+1)*2^glog): run = sum_j B_j,\n"
-               "tot = sum_j (j+1) B_j by a running sum from the top; outR[t] = run, outT[t] = tot.")
-        ps, us = ["inR", "outR", "outT"], ["nthreads", "glog"]
+               "tot = sum_j (j+1) B_j by a running sum from the top; outR[t] = run, outT[t] = tot.\n"
+               "A window has 2^slog segments; the windows from `wide` on are c-1 bits wide, so the upper\n"
+               "half of their buckets is empty: those segments write infinity without reading.")
+        ps, us = ["inR", "outR", "outT"], ["nthreads", "glog", "slog", "wide"]
     else:
         nm = f"msm_{g}_segment_sums"
         doc = (f"{nm}: thread t combines segments j of [t*2^glog, (t+1)*2^glog), each of L = 2^llog buckets\n"
@@ -368,9 +370,11 @@ def bucket_sums(G, first):
     t = a.t
     end = f.label("end")
     bra(f, end, setp(f, "ge", t, a["nthreads"]))
+    at = lambda nm, i: (lambda: elem(f, a[nm], i, G.xyzz_bytes))  # noqa: E731
+    if first:
+        skip_empty_segment(f, a, at, end)
     j = f.t()
     a.spill = [j]
-    at = lambda nm, i: (lambda: elem(f, a[nm], i, G.xyzz_bytes))  # noqa: E731
     run, tot = Acc(a, at("outR", t)), Acc(a, at("outT", t), mem=True)
     f.op("shl.b32", j, 1, a["glog"])
     f.op("sub.u32", j, j, 1)
@@ -399,6 +403,27 @@ def bucket_sums(G, first):
     tot.store()
     f.op("label", end)
     return f
+
+
+def skip_empty_segment(f, a, at, end):
+    """Thread t's segment is in window w = t >> slog, local index t & (2^slog - 1); where
+    w >= wide and the index is in the upper half (slog >= 1), it is empty: infinity out, done."""
+    w, loc, half = f.ts(3)
+    f.op("shr.u32", w, a.t, a["slog"])
+    f.op("shl.b32", half, 1, a["slog"])
+    f.op("sub.u32", loc, half, 1)
+    f.op("and.b32", loc, loc, a.t)
+    f.op("shr.u32", half, half, 1)
+    narrow, upper, split, empty = setp(f, "ge", w, a["wide"]), setp(f, "ge", loc, half), setp(f, "ne", half, 0), f.t("p")
+    f.op("and.pred", empty, narrow, upper)
+    f.op("and.pred", empty, empty, split)
+    keep = f.label("keep")
+    bra(f, keep, empty, True)
+    words, sp = a.G.xyzz_bytes // 4, "" if a.G.generic else "global."
+    zero_slot(f, at("outR", a.t)(), words, sp)
+    zero_slot(f, at("outT", a.t)(), words, sp)
+    bra(f, end)
+    f.op("label", keep)
 
 
 def group_fragment(G):

@@ -235,7 +235,8 @@ def run(S, G, toy, pts, n, *, scalars=None, bitmap=None, chunk, c=None, T=3, T2=
     segs = nb >> glog
     nth = nwin * segs
     R_, T_ = S.alloc(nth * XW), S.alloc(nth * XW)
-    S.launch(f"msm_{g}_bucket_sums", -(-nth // B), B, inR=buckets, outR=R_, outT=T_, nthreads=nth, glog=glog)
+    S.launch(f"msm_{g}_bucket_sums", -(-nth // B), B, inR=buckets, outR=R_, outT=T_, nthreads=nth, glog=glog,
+             slog=(c - 1) - glog, wide=wide)
     llog = glog
     while segs > 1:
         gl = min(segs.bit_length() - 1, 2)

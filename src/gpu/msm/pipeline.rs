@@ -563,9 +563,23 @@ impl<'a, G: Group> Run<'a, G> {
         let gpu = self.gpu;
         let mut a = (gpu.alloc::<u32>(nth * xyzz)?, gpu.alloc::<u32>(nth * xyzz)?);
         let mut b = (gpu.alloc::<u32>(nth * xyzz)?, gpu.alloc::<u32>(nth * xyzz)?);
-        let args = [self.buckets.arg(), a.0.arg(), a.1.arg(), KernelArg::U32(nth as u32), KernelArg::U32(glog)];
-        // SAFETY: msm_G_bucket_sums(inR, outR, outT, nthreads, glog): thread t < nth reads buckets
-        // [t·2^glog, (t+1)·2^glog) (nth·2^glog = nwin·nb buckets) and writes slot t of outR and outT.
+        // the narrow windows (from `wide` on) leave the upper half of their buckets empty: the
+        // kernel skips those segments (FILSNARK_MSM_SKIP_EMPTY=0 reads them all, for measurements)
+        let skip = std::env::var("FILSNARK_MSM_SKIP_EMPTY").map_or(true, |v| v.trim() != "0");
+        let wide = if skip { p.wide } else { p.nwin };
+        let slog = segs.trailing_zeros();
+        let args = [
+            self.buckets.arg(),
+            a.0.arg(),
+            a.1.arg(),
+            KernelArg::U32(nth as u32),
+            KernelArg::U32(glog),
+            KernelArg::U32(slog),
+            KernelArg::U32(wide),
+        ];
+        // SAFETY: msm_G_bucket_sums(inR, outR, outT, nthreads, glog, slog, wide): thread t < nth reads
+        // buckets [t·2^glog, (t+1)·2^glog) (nth·2^glog = nwin·nb buckets, 2^slog segments per window)
+        // unless its segment is one the narrow windows leave empty, and writes slot t of outR and outT.
         unsafe { self.launch(&self.kernel("bucket_sums"), ec_grid(nth), EC_BLOCK, &args)? };
         let mut llog = glog;
         while segs > 1 {

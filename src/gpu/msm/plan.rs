@@ -70,11 +70,13 @@ pub fn slim_grid_x(len: usize, rows: u32, sms: u32, per_sm: u32) -> u32 {
 pub const RUN_T: usize = 32;
 
 /// log2 of the buckets per segment of the first bucket-reduction level: the largest that still
-/// leaves sms·512 threads. (sms·2048, shorter segments and a shorter last wave, measured no
-/// faster at 2^26 on the H200 and slower at 2^20, where the extra segment levels add latency.)
+/// leaves sms·512 threads (FILSNARK_MSM_SEGMENT_THREADS_PER_SM, 64..=8192, overrides, for
+/// measurements). (sms·2048, shorter segments and a shorter last wave, measured no faster at
+/// 2^26 on the H200 and slower at 2^20, where the extra segment levels add latency.)
 pub fn first_segment_log(nwin: u32, c: u32, sms: u32) -> u32 {
     let total = (nwin as usize) << (c - 1);
-    let want = sms as usize * 512;
+    let per_sm = std::env::var("FILSNARK_MSM_SEGMENT_THREADS_PER_SM").ok().and_then(|v| v.trim().parse::<usize>().ok());
+    let want = sms as usize * per_sm.filter(|t| (64..=8192).contains(t)).unwrap_or(512);
     let mut g = 0;
     while g < c - 1 && (total >> (g + 1)) >= want {
         g += 1;
