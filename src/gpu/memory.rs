@@ -129,6 +129,20 @@ impl<T: Pod> DeviceBuffer<T> {
         check(unsafe { sys::cuMemsetD8Async(self.ptr, v, self.bytes(), self.stream.s) }, "cuMemsetD8Async")
     }
 
+    /// Fills elements `offset..offset + len` with bytes `v` (stream-ordered).
+    pub fn fill_bytes_at(&mut self, offset: usize, len: usize, v: u8) -> Result<()> {
+        if offset + len > self.len {
+            return Err(GpuError::Invalid(format!("fill of {len} elements at {offset} in a buffer of {}", self.len)));
+        }
+        self.stream.ctx.bind()?;
+        let size = std::mem::size_of::<T>();
+        // SAFETY: the range is inside our allocation.
+        check(
+            unsafe { sys::cuMemsetD8Async(self.ptr + (offset * size) as u64, v, len * size, self.stream.s) },
+            "cuMemsetD8Async",
+        )
+    }
+
     /// Copies `src` into the buffer and waits for the copy (pageable or
     /// pinned source).
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {

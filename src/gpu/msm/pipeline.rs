@@ -219,7 +219,9 @@ impl<'a, G: Group> Run<'a, G> {
         let ntiles = plan.buckets().div_ceil(SCAN_TILE);
         let mut t = |len: usize| take(gpu, &mut spare, len);
         let mut buckets = t(plan.buckets() * xyzz)?;
-        buckets.fill_bytes(0)?; // every bucket at infinity (ZZ = 0)
+        for (k0, k1) in plan.live_buckets(sms) {
+            buckets.fill_bytes_at(k0 * xyzz, (k1 - k0) * xyzz, 0)?; // infinity (ZZ = 0)
+        }
         let run = Run {
             sorter: Sorter::new(gpu, &plan)?,
             gpu,
@@ -563,10 +565,9 @@ impl<'a, G: Group> Run<'a, G> {
         let gpu = self.gpu;
         let mut a = (gpu.alloc::<u32>(nth * xyzz)?, gpu.alloc::<u32>(nth * xyzz)?);
         let mut b = (gpu.alloc::<u32>(nth * xyzz)?, gpu.alloc::<u32>(nth * xyzz)?);
-        // the narrow windows (from `wide` on) leave the upper half of their buckets empty: the
-        // kernel skips those segments (FILSNARK_MSM_SKIP_EMPTY=0 reads them all, for measurements)
-        let skip = std::env::var("FILSNARK_MSM_SKIP_EMPTY").map_or(true, |v| v.trim() != "0");
-        let wide = if skip { p.wide } else { p.nwin };
+        // the narrow windows (from `wide` on) leave the upper half of their buckets empty (and
+        // uncleared): the kernel skips those segments, see Plan::skips_narrow_upper
+        let wide = if p.skips_narrow_upper(self.sms) { p.wide } else { p.nwin };
         let slog = segs.trailing_zeros();
         let args = [
             self.buckets.arg(),

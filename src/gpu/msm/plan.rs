@@ -145,6 +145,30 @@ impl Plan {
     pub fn nb(&self) -> usize {
         1 << (self.c - 1)
     }
+    /// Whether the bucket reduction skips the upper half of the narrow windows' buckets, which
+    /// no digit reaches (a (c−1)-bit window's digits reach bucket 2^(c−2) at most): the windows
+    /// are mixed, the first reduction level has at least two segments per window and
+    /// FILSNARK_MSM_SKIP_EMPTY is not 0. Those buckets are then neither cleared nor read.
+    pub fn skips_narrow_upper(&self, sms: u32) -> bool {
+        let on = std::env::var("FILSNARK_MSM_SKIP_EMPTY").map_or(true, |v| v.trim() != "0");
+        on && self.wide < self.nwin && (self.nb() >> first_segment_log(self.nwin, self.c, sms)) >= 2
+    }
+
+    /// The bucket ranges [k0, k1) to set to infinity before the first chunk: every bucket, or
+    /// all but the narrow windows' upper halves (2^26: 3.2 of 4.8 GB).
+    pub fn live_buckets(&self, sms: u32) -> Vec<(usize, usize)> {
+        if !self.skips_narrow_upper(sms) {
+            return vec![(0, self.buckets())];
+        }
+        let (nb, wide) = (self.nb(), self.wide as usize);
+        let narrow = (wide..self.nwin as usize).map(|w| (w * nb, w * nb + nb / 2));
+        std::iter::once((0, wide * nb))
+            .filter(|r| r.1 > 0)
+            .chain(narrow)
+            .chain([(self.ones(), self.buckets())])
+            .collect()
+    }
+
     /// Index of the ones bucket (after every window's buckets).
     pub fn ones(&self) -> usize {
         self.nwin as usize * self.nb()
@@ -230,5 +254,31 @@ mod tests {
         assert_eq!(slim_grid_x(1 << 26, 1, 132, 3), 396);
         assert_eq!(slim_grid_x(100, 1, 132, 1), 4);
         assert_eq!(slim_grid_x(1, 200, 132, 1), 1);
+    }
+
+    /// The cleared ranges cover every bucket a digit reaches and the ones bucket; at 2^26 they
+    /// leave out the 8 narrow windows' upper halves.
+    #[test]
+    fn live_buckets_cover_every_reachable_bucket() {
+        for (n, sms) in [(1usize << 26, 132), (1 << 20, 132), (5000, 132), (1 << 26, 1)] {
+            let p = Plan::new(n, Some(n), 0);
+            let live = p.live_buckets(sms);
+            let covered = |k: usize| live.iter().any(|&(k0, k1)| (k0..k1).contains(&k));
+            for w in 0..p.nwin as usize {
+                // bucket b holds digit b + 1; a window of `bits` reaches digit 2^(bits - 1)
+                let bits = if (w as u32) < p.wide { p.c } else { p.c - 1 };
+                let reach = 1usize << (bits - 1);
+                assert!(covered(w * p.nb()) && covered(w * p.nb() + reach - 1), "n {n} window {w}");
+            }
+            assert!(covered(p.ones()));
+            let total: usize = live.iter().map(|r| r.1 - r.0).sum();
+            if p.skips_narrow_upper(sms) {
+                assert_eq!(total, p.buckets() - (p.nwin - p.wide) as usize * p.nb() / 2);
+            } else {
+                assert_eq!(live, vec![(0, p.buckets())]);
+            }
+        }
+        assert!(Plan::new(1 << 26, Some(1 << 26), 0).skips_narrow_upper(132));
+        assert!(!Plan::new(70, None, 0).skips_narrow_upper(132));
     }
 }
