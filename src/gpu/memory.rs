@@ -124,9 +124,7 @@ impl<T: Pod> DeviceBuffer<T> {
 
     /// Fills every byte with `v` (stream-ordered). Used to poison outputs.
     pub fn fill_bytes(&mut self, v: u8) -> Result<()> {
-        self.stream.ctx.bind()?;
-        // SAFETY: the range is inside our allocation.
-        check(unsafe { sys::cuMemsetD8Async(self.ptr, v, self.bytes(), self.stream.s) }, "cuMemsetD8Async")
+        self.fill_bytes_at(0, self.len, v)
     }
 
     /// Fills elements `offset..offset + len` with bytes `v` (stream-ordered).

@@ -11,8 +11,9 @@
 //!
 //! where W[k] = φ^rev(k) (rev over log n − 1 bits): both compute the DFT at the root φ.
 //! Levels whose blocks are wider than a cache chunk (2^14 elements) sweep the array, two levels
-//! per sweep ([`level_pair`]); the rest run chunk by chunk. The last three levels pair lanes of one vector: each group of eight vectors is
-//! transposed (lane t of vector c = element 8t + c), so those butterflies are lane-parallel too.
+//! per sweep ([`level_pair`]); the rest run chunk by chunk. The last three levels pair lanes of
+//! one vector: each group of eight vectors is transposed (lane t of vector c = element 8t + c),
+//! so those butterflies are lane-parallel too.
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
