@@ -171,14 +171,17 @@ def segmented_sum(G, level1):
     before the range (ids[tT-1] == its id), into out_pts[t] with out_ids[t] = id,
     else out_ids[t] = NONE. Level 1: items are sorted entries (point index |
     sign<<31) added with madd; later levels: XYZZ records with full adds, and
-    runs of id NONE are skipped."""
+    runs of id NONE are skipped. Level 1 with fresh != 0 (the only chunk, buckets
+    not cleared): a run that starts in the range overwrites its bucket instead of
+    adding to it, so every bucket with entries is written before it is read."""
     g = G.name
     nm = f"msm_{g}_accumulate" if level1 else f"msm_{g}_reduce_runs"
     doc = (f"{nm}: " + ("level 1 of the balanced bucket accumulation: sorted entries -> buckets / partials"
                         if level1 else "one level of the partial-record reduction: records -> buckets / partials")
            + "\n" + segmented_sum.__doc__)
     ps = ["ids", "items", "points", "buckets", "out_ids", "out_pts", "scratch"]
-    f = Fn(nm, entry=True, params=[(p, "u64") for p in ps] + [("N", "u32"), ("T", "u32")], doc=doc)
+    us = ["N", "T"] + (["fresh"] if level1 else [])
+    f = Fn(nm, entry=True, params=[(p, "u64") for p in ps] + [(u, "u32") for u in us], doc=doc)
     sp = "" if G.generic else "global."
     idb = 8 if level1 else 4  # level 1: ids and items interleaved, (bucket, entry) pairs
     lo, hi, g_, pos, out_id, prev = f.ts(6)
@@ -189,7 +192,7 @@ def segmented_sum(G, level1):
     def derive(c):
         f.op("mul.wide.u32", out_slot, c.t, G.xyzz_bytes)
         f.op("add.s64", out_slot, out_slot, c["out_pts"])
-    a = Ctx(f, G, ps, ["N", "T"], derive)
+    a = Ctx(f, G, ps, us, derive)
     a.spill = [hi, pos, g_, out_id, sb]
     t = a.t
     end, fin = f.label("end"), f.label("fin")
@@ -215,18 +218,28 @@ def segmented_sum(G, level1):
 
     def start_run():
         """New run: G2 zeroes out_pts[t] if it started before (the bucket is
-        accumulated in place); G1 loads the bucket (or infinity) into acc."""
+        accumulated in place), and with `fresh` the bucket too; G1 loads the
+        bucket into acc, or infinity (started before, or `fresh`)."""
         run_acc()
+        fresh = f.t("p")
+        if level1:  # a chunk's first run into its buckets: their old words are not read
+            f.op("setp.ne.u32", fresh, a["fresh"], 0)
+            notnone = setp(f, "ne", g_, NONE)
+            f.op("and.pred", fresh, fresh, notnone)
+        else:
+            f.op("setp.ne.u32", fresh, 0, 0)  # false
         if G.generic:
-            Ld = f.label("rs")
-            bra(f, Ld, sb, True)
-            zero_slot(f, out_slot, 96)
+            Ld, p = f.label("rs"), f.t("p")
+            f.op("or.pred", p, sb, fresh)
+            bra(f, Ld, p, True)
+            zero_slot(f, acc, 96)  # out_pts[t] if sb, else the bucket
             f.op("label", Ld)
         else:
             for r in acc:
                 f.op("mov.b32", r, 0)
             p = f.t("p")
             f.op("or.pred", p, sb, isnone)
+            f.op("or.pred", p, p, fresh)
             ldv(f, elem(f, a["buckets"], g_, G.xyzz_bytes), 48, pred=f"@!{p}", dst=acc)
 
     def flush():
@@ -353,8 +366,9 @@ def bucket_sums(G, first):
         doc = (f"{nm}: thread t, buckets j of segment [t*2^glog, (t+1)*2^glog): run = sum_j B_j,\n"
                "tot = sum_j (j+1) B_j by a running sum from the top; outR[t] = run, outT[t] = tot.\n"
                "A window has 2^slog segments; the windows from `wide` on are c-1 bits wide, so the upper\n"
-               "half of their buckets is empty: those segments write infinity without reading.")
-        ps, us = ["inR", "outR", "outT"], ["nthreads", "glog", "slog", "wide"]
+               "half of their buckets is empty: those segments write infinity without reading.\n"
+               "fresh != 0: the buckets were not cleared, a bucket with counts[b] = 0 is infinity (not read).")
+        ps, us = ["inR", "outR", "outT", "counts"], ["nthreads", "glog", "slog", "wide", "fresh"]
     else:
         nm = f"msm_{g}_segment_sums"
         doc = (f"{nm}: thread t combines segments j of [t*2^glog, (t+1)*2^glog), each of L = 2^llog buckets\n"
@@ -386,11 +400,24 @@ def bucket_sums(G, first):
             f.op("sub.u32", i, i, d)
         return i
 
+    def add_bucket(i):
+        """run += B_i; at the first level with `fresh`, only where bucket i has entries."""
+        if not first:
+            run.add_mem(lambda: elem(f, a["inR"], i, G.xyzz_bytes))
+            return
+        skip, cnt = f.label("eb"), f.t()
+        f.op("mov.b32", cnt, 1)
+        p = setp(f, "ne", a["fresh"], 0)
+        ld(f, elem(f, a["counts"], i, 4), pred=f"@{p}", sp="" if G.generic else "global.", dst=cnt)
+        bra(f, skip, setp(f, "eq", cnt, 0))
+        run.add_mem(lambda: elem(f, a["inR"], i, G.xyzz_bytes))
+        f.op("label", skip)
+
     def step():
-        run.add_mem(lambda: elem(f, a["inR"], idx(0), G.xyzz_bytes))
+        add_bucket(idx(0))
         tot.add_acc(run)
     count_loop(f, j, step)
-    run.add_mem(at("inR", base))
+    add_bucket(base)
     if first:
         tot.add_acc(run)
         run.store()

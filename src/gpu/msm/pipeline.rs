@@ -208,6 +208,9 @@ pub(super) struct Run<'a, G: Group> {
     total: DeviceBuffer<u32>,
     /// Buffers of the bucket reduction (kept for the cache).
     extra: Vec<DeviceBuffer<u32>>,
+    /// One chunk, buckets not cleared: a bucket without entries (`counts` = 0) holds stale words
+    /// and is read as infinity (see [`Run::new`]).
+    fresh: bool,
     _g: std::marker::PhantomData<G>,
 }
 
@@ -219,10 +222,17 @@ impl<'a, G: Group> Run<'a, G> {
         let ntiles = plan.buckets().div_ceil(SCAN_TILE);
         let mut t = |len: usize| take(gpu, &mut spare, len);
         let mut buckets = t(plan.buckets() * xyzz)?;
-        for (k0, k1) in plan.live_buckets(sms) {
-            buckets.fill_bytes_at(k0 * xyzz, (k1 - k0) * xyzz, 0)?; // infinity (ZZ = 0)
+        // One chunk: the accumulation overwrites every bucket with entries and the bucket sums
+        // skip the others by their count, so the buckets are not cleared (2^26: 3.2 GB of writes
+        // the first sort waited for). Several chunks add into the buckets: cleared to infinity.
+        let fresh = plan.chunks() == 1 && std::env::var("FILSNARK_MSM_FRESH").map_or(true, |v| v.trim() != "0");
+        if !fresh {
+            for (k0, k1) in plan.live_buckets(sms) {
+                buckets.fill_bytes_at(k0 * xyzz, (k1 - k0) * xyzz, 0)?; // infinity (ZZ = 0)
+            }
         }
         let run = Run {
+            fresh,
             sorter: Sorter::new(gpu, &plan)?,
             gpu,
             m,
@@ -510,8 +520,10 @@ impl<'a, G: Group> Run<'a, G> {
             self.scratch.arg_at(if G::W == 24 { rec * 2 * G::W } else { 0 })?,
             KernelArg::U32(total as u32),
             KernelArg::U32(t as u32),
+            KernelArg::U32(self.fresh as u32),
         ];
-        // SAFETY: msm_G_accumulate(ids, items, points, buckets, out_ids, out_pts, scratch, N, T): ids
+        // SAFETY: msm_G_accumulate(ids, items, points, buckets, out_ids, out_pts, scratch, N, T,
+        // fresh): with fresh, a run that starts in a thread's range overwrites its bucket. ids
         // and items are the two words of the sorted pairs (stride 8 bytes) from the group's first
         // pair `base`; thread j < ceil(N/T) reads pairs [jT, jT+T) of the group (base + N <=
         // entries(): the group's region), the points
@@ -573,14 +585,18 @@ impl<'a, G: Group> Run<'a, G> {
             self.buckets.arg(),
             a.0.arg(),
             a.1.arg(),
+            self.counts.arg(),
             KernelArg::U32(nth as u32),
             KernelArg::U32(glog),
             KernelArg::U32(slog),
             KernelArg::U32(wide),
+            KernelArg::U32(self.fresh as u32),
         ];
-        // SAFETY: msm_G_bucket_sums(inR, outR, outT, nthreads, glog, slog, wide): thread t < nth reads
-        // buckets [t·2^glog, (t+1)·2^glog) (nth·2^glog = nwin·nb buckets, 2^slog segments per window)
-        // unless its segment is one the narrow windows leave empty, and writes slot t of outR and outT.
+        // SAFETY: msm_G_bucket_sums(inR, outR, outT, counts, nthreads, glog, slog, wide, fresh):
+        // thread t < nth reads buckets [t·2^glog, (t+1)·2^glog) (nth·2^glog = nwin·nb buckets,
+        // 2^slog segments per window) unless its segment is one the narrow windows leave empty
+        // (with fresh: only those whose count in counts[0..buckets()) is not 0), and writes slot t
+        // of outR and outT.
         unsafe { self.launch(&self.kernel("bucket_sums"), ec_grid(nth), EC_BLOCK, &args)? };
         let mut llog = glog;
         while segs > 1 {
@@ -605,11 +621,11 @@ impl<'a, G: Group> Run<'a, G> {
         }
         // one segment per window is left: the window sums, then the ones bucket, to the host
         let nw = p.nwin as usize * xyzz;
-        let mut w = vec![0u32; nw + xyzz];
-        a.1.copy_to_host_at(0, &mut w[..nw])?;
-        self.buckets.copy_to_host_at(p.ones() * xyzz, &mut w[nw..])?;
+        let mut w = vec![0u32; nw];
+        a.1.copy_to_host_at(0, &mut w)?;
         self.extra.extend([a.0, a.1, b.0, b.1]);
-        let points: Vec<G::Jac> = w.chunks(xyzz).map(G::from_xyzz_words).collect();
+        let mut points: Vec<G::Jac> = w.chunks(xyzz).map(G::from_xyzz_words).collect();
+        points.push(self.read_point(p.ones())?);
         Ok(horner::<G>(&points, &p))
     }
 
@@ -617,8 +633,14 @@ impl<'a, G: Group> Run<'a, G> {
     pub fn read_point(&self, i: usize) -> Result<G::Jac> {
         let xyzz = 4 * G::W;
         let mut w = vec![0u32; xyzz];
-        self.buckets.copy_to_host_at(i * xyzz, &mut w)?;
-        Ok(G::from_xyzz_words(&w))
+        let mut count = [1u32];
+        if self.fresh {
+            self.counts.copy_to_host_at(i, &mut count)?;
+        }
+        if count[0] != 0 {
+            self.buckets.copy_to_host_at(i * xyzz, &mut w)?;
+        }
+        Ok(G::from_xyzz_words(&w)) // all zero: infinity
     }
 }
 
