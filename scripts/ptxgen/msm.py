@@ -26,14 +26,17 @@ Pipeline per chunk of m points (host: src/gpu/msm/):
                    [tT, tT+T) of the sorted list (mixed additions), whatever
                    buckets they belong to. A run that starts in the thread's
                    range is added into its bucket in place (the bucket persists
-                   across chunks); the first run, when it started in an earlier
-                   thread's range, goes to the thread's partial record instead.
+                   across chunks), or overwrites it when the MSM is one chunk
+                   (`fresh`: the buckets are then never cleared); the first run,
+                   when it started in an earlier thread's range, goes to the
+                   thread's partial record instead.
   msm_G_reduce_runs the partial records form runs of the same bucket again
                    (records of one bucket are consecutive); the same scheme
                    with full additions over T2 records per thread, level after
                    level, until one thread covers all records.
   msm_G_bucket_sums, msm_G_segment_sums
-                   per window sum_b (b+1) B_b: segments of G buckets with a
+                   per window sum_b (b+1) B_b (with `fresh`, a bucket whose
+                   count is 0 is infinity, not read): segments of G buckets with a
                    running sum (run += B_j, tot += run from the top), then
                    segments of segments: T = sum_j T_j + L * sum_{j>=1} sum_{k>=j} R_k
                    (L = buckets per input segment, a power of two: doublings).
