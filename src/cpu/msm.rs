@@ -18,6 +18,8 @@ pub struct Split {
     /// Indices of the points whose scalar is neither 0 nor 1, and those scalars.
     pub others: Vec<u32>,
     pub scalars: Vec<blst_scalar>,
+    /// `others` is every index in order (a dense query).
+    pub dense: bool,
 }
 
 impl Split {
@@ -40,6 +42,7 @@ impl Split {
     /// Every scalar goes to the MSM (for dense queries such as h).
     pub fn dense(scalars: &[Scalar]) -> Self {
         Split {
+            dense: true,
             ones: Vec::new(),
             others: (0..scalars.len() as u32).collect(),
             scalars: scalars.par_iter().with_min_len(1 << 12).map(to_blst_scalar).collect(),
@@ -98,8 +101,14 @@ pub fn msm_g2(points: &[blst_p2_affine], scalars: &[blst_scalar]) -> blst_p2 {
     points.mult(scalar_bytes(scalars), 255)
 }
 
-/// The query Σ s_i·P_i over a G1 section's raw bytes, by the split.
+/// The query Σ s_i·P_i over a G1 section's raw bytes, by the split. A dense query on AVX-512
+/// reads the points straight from the bytes (no vector of decoded points).
 pub fn query_g1(raw: &[u8], split: &Split) -> blst_p1 {
+    #[cfg(target_arch = "x86_64")]
+    if split.dense && split.others.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+        let bytes = &raw[..split.others.len() * crate::srs::points::G1_BYTES];
+        return super::avx512::msm::msm_g1_from(super::avx512::msm::Points::Raw(bytes), &split.scalars);
+    }
     let ones = batch_add_g1(&gather_g1(raw, &split.ones));
     let rest = msm_g1(&gather_g1(raw, &split.others), &split.scalars);
     let mut out = blst_p1::default();

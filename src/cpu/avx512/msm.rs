@@ -17,12 +17,14 @@
 //! point of a chunk).
 mod buckets;
 mod curve;
+mod source;
 
 use blst::{blst_p1, blst_p1_affine, blst_scalar};
 use rayon::prelude::*;
 
 use buckets::{Pool, Sorted, SyncPtr, NEG};
 use curve::Affine;
+pub use source::Points;
 
 /// r, little-endian words.
 const R: [u64; 4] = [0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805, 0x73eda753299d7d48];
@@ -40,17 +42,22 @@ const MAX_GROUPS: usize = 256;
 /// Σ scalars[i]·points[i] (scalars little-endian, taken mod r as blst does with 255 bits).
 /// Needs [`super::available`].
 pub fn msm_g1(points: &[blst_p1_affine], scalars: &[blst_scalar]) -> blst_p1 {
+    msm_g1_from(Points::Blst(points), scalars)
+}
+
+/// [`msm_g1`] over points in either form ([`Points`]: blst's, or a section's raw bytes).
+pub fn msm_g1_from(points: Points, scalars: &[blst_scalar]) -> blst_p1 {
     assert!(super::available(), "AVX-512 IFMA MSM called on a CPU without it");
-    assert_eq!(points.len(), scalars.len());
     let n = points.len();
+    assert_eq!(n, scalars.len());
     if n == 0 {
         return blst_p1::default();
     }
     let chunks = n.div_ceil(MAX_CHUNK);
     let size = n.div_ceil(chunks);
     let mut out = blst_p1::default();
-    for (p, s) in points.chunks(size).zip(scalars.chunks(size)) {
-        let part = msm_chunk(p, s);
+    for (k, s) in scalars.chunks(size).enumerate() {
+        let part = msm_chunk(points.range(k * size, k * size + s.len()), s);
         unsafe { blst::blst_p1_add_or_double(&mut out, &out, &part) };
     }
     out
@@ -137,7 +144,7 @@ fn add_offset(k: &[u64; 4], offset: &[u64; 5]) -> [u64; 5] {
     })
 }
 
-fn msm_chunk(points: &[blst_p1_affine], scalars: &[blst_scalar]) -> blst_p1 {
+fn msm_chunk(points: Points, scalars: &[blst_scalar]) -> blst_p1 {
     let n = points.len();
     assert!(n <= Sorted::MAX_POINTS);
     let plan = Plan::new(n);
@@ -149,7 +156,7 @@ fn msm_chunk(points: &[blst_p1_affine], scalars: &[blst_scalar]) -> blst_p1 {
 }
 
 /// The points in our form and, window after window, the keys (n per window).
-fn prepare(points: &[blst_p1_affine], scalars: &[blst_scalar], plan: &Plan) -> (HugeBuf<Affine>, HugeBuf<u32>) {
+fn prepare(points: Points, scalars: &[blst_scalar], plan: &Plan) -> (HugeBuf<Affine>, HugeBuf<u32>) {
     const CHUNK: usize = 1 << 12;
     let n = points.len();
     let mut pts = HugeBuf::<Affine>::new(n);
@@ -157,15 +164,15 @@ fn prepare(points: &[blst_p1_affine], scalars: &[blst_scalar], plan: &Plan) -> (
     let key_ptr = SyncPtr(keys.uninit().as_mut_ptr() as *mut u32);
     pts.uninit().par_chunks_mut(CHUNK).enumerate().for_each(|(ci, out)| {
         let i0 = ci * CHUNK;
-        for (j, group) in points[i0..i0 + out.len()].chunks(8).enumerate() {
-            let conv = unsafe { convert8(group) };
-            for (l, a) in conv.iter().take(group.len()).enumerate() {
-                out[8 * j + l].write(*a);
+        for j in (0..out.len()).step_by(8) {
+            let k = (out.len() - j).min(8);
+            let conv = unsafe { points.convert8(i0 + j, k) };
+            for (l, a) in conv.iter().take(k).enumerate() {
+                out[j + l].write(*a);
             }
         }
         for i in i0..i0 + out.len() {
-            let p = &points[i];
-            let inf = p.x.l == [0; 6] && p.y.l == [0; 6];
+            let inf = points.is_infinity(i);
             let (k, neg) = reduce_and_fold(&scalars[i]);
             let kc = add_offset(&k, &plan.offset);
             for w in 0..plan.windows {
@@ -230,22 +237,6 @@ impl<T: Copy> Drop for HugeBuf<T> {
     fn drop(&mut self) {
         unsafe { std::alloc::dealloc(self.ptr as *mut u8, Self::layout(self.len)) };
     }
-}
-
-/// Up to eight blst points in our form.
-#[target_feature(enable = "avx512f,avx512ifma")]
-unsafe fn convert8(group: &[blst_p1_affine]) -> [Affine; 8] {
-    let mut g = [blst_p1_affine::default(); 8];
-    g[..group.len()].copy_from_slice(group);
-    let (x, y) = curve::from_affine_blst(&g);
-    let (mut xp, mut yp) = (Default::default(), Default::default());
-    super::field::store(&mut xp, &x);
-    super::field::store(&mut yp, &y);
-    let mut out = [Affine::default(); 8];
-    for (l, a) in out.iter_mut().enumerate() {
-        a.set(&xp, &yp, l);
-    }
-    out
 }
 
 /// Σ_b b·(Σ of the points in bucket b) for one window's keys.
@@ -448,6 +439,35 @@ mod tests {
         }
         check("points at infinity", &with_inf, &mixed);
         check("only infinity", &vec![blst_p1_affine::default(); 64], &scalars(64, &mut rng));
+    }
+
+    /// The points as a `.params` section stores them (uncompressed, 0x40 + zeros for infinity).
+    fn raw(points: &[blst_p1_affine]) -> Vec<u8> {
+        let mut out = vec![0u8; points.len() * source::RAW_BYTES];
+        for (p, b) in points.iter().zip(out.chunks_mut(source::RAW_BYTES)) {
+            unsafe { blst::blst_p1_affine_serialize(b.as_mut_ptr(), p) };
+        }
+        out
+    }
+
+    #[test]
+    fn raw_section_bytes_match_blst() {
+        if !super::super::available() {
+            eprintln!("no AVX-512 IFMA on this CPU: nothing to compare");
+            return;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(20);
+        for n in [1, 9, 3000, 70_001] {
+            let mut p = points(n, &mut rng);
+            for i in (0..n).step_by(7) {
+                p[i] = blst_p1_affine::default();
+            }
+            let bytes = raw(&p);
+            assert!(n < 7 || bytes[0] & 0x40 != 0, "infinity is flagged in the encoding");
+            let s = scalars(n, &mut rng);
+            let (got, want) = (msm_g1_from(Points::Raw(&bytes), &s), blst_msm(&p, &s));
+            assert!(unsafe { blst::blst_p1_is_equal(&got, &want) }, "raw bytes, n = {n}");
+        }
     }
 
     #[test]
