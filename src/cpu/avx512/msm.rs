@@ -171,9 +171,9 @@ fn prepare(points: Points, scalars: &[blst_scalar], plan: &Plan) -> (HugeBuf<Aff
                 out[j + l].write(*a);
             }
         }
-        for i in i0..i0 + out.len() {
+        for (i, scalar) in scalars.iter().enumerate().skip(i0).take(out.len()) {
             let inf = points.is_infinity(i);
-            let (k, neg) = reduce_and_fold(&scalars[i]);
+            let (k, neg) = reduce_and_fold(scalar);
             let kc = add_offset(&k, &plan.offset);
             for w in 0..plan.windows {
                 let key = if inf { 0 } else { plan.key(&kc, neg, w) };

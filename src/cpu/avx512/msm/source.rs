@@ -32,6 +32,10 @@ pub enum Points<'a> {
 }
 
 impl<'a> Points<'a> {
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn len(&self) -> usize {
         match self {
             Points::Blst(p) => p.len(),
@@ -55,6 +59,9 @@ impl<'a> Points<'a> {
     }
 
     /// Points [i, i + k) (k ≤ 8) in our form, the rest of the eight at infinity.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and IFMA ([`super::super::available`]).
     #[target_feature(enable = "avx512f,avx512ifma")]
     pub unsafe fn convert8(&self, i: usize, k: usize) -> [Affine; 8] {
         let (x, y) = match self {
