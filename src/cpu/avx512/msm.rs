@@ -1,7 +1,8 @@
 //! Σ k_i·P_i over G1 on AVX-512 IFMA: Pippenger with signed c-bit digits, the bucket sums by
 //! batch-affine additions eight lanes wide, the same point as blst's `msm_g1`.
 //!
-//! 1. [`prepare`]: points to our form (one 128-byte [`Affine`] each); each scalar k (taken mod r)
+//! 1. [`prepare`]: points to our form (one 128-byte [`Affine`] each, from blst's points or straight
+//!    from a section's bytes: [`Points`]); each scalar k (taken mod r)
 //!    is replaced by r − k with the point negated when k > (r−1)/2, so k < 2^254; then
 //!    k + Σ_w 2^(c·w + c−1) written in base 2^c gives the signed digits d_w ∈ [−2^(c−1), 2^(c−1))
 //!    with no carries to chase. Each window keeps one u32 key per point: |d| and the sign
