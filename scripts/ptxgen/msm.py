@@ -224,25 +224,24 @@ def segmented_sum(G, level1):
         accumulated in place), and with `fresh` the bucket too; G1 loads the
         bucket into acc, or infinity (started before, or `fresh`)."""
         run_acc()
-        fresh = f.t("p")
-        if level1:  # a chunk's first run into its buckets: their old words are not read
-            f.op("setp.ne.u32", fresh, a["fresh"], 0)
-            notnone = setp(f, "ne", g_, NONE)
-            f.op("and.pred", fresh, fresh, notnone)
-        else:
-            f.op("setp.ne.u32", fresh, 0, 0)  # false
+        # skip: no old bucket words to keep (sb: the run goes to out_pts[t]; level 1 with
+        # `fresh`: the chunk's first run into its buckets overwrites them)
+        skip = sb
+        if level1:
+            skip = f.t("p")
+            f.op("setp.ne.u32", skip, a["fresh"], 0)
+            f.op("and.pred", skip, skip, setp(f, "ne", g_, NONE))
+            f.op("or.pred", skip, skip, sb)
         if G.generic:
-            Ld, p = f.label("rs"), f.t("p")
-            f.op("or.pred", p, sb, fresh)
-            bra(f, Ld, p, True)
+            Ld = f.label("rs")
+            bra(f, Ld, skip, True)
             zero_slot(f, acc, 96)  # out_pts[t] if sb, else the bucket
             f.op("label", Ld)
         else:
             for r in acc:
                 f.op("mov.b32", r, 0)
             p = f.t("p")
-            f.op("or.pred", p, sb, isnone)
-            f.op("or.pred", p, p, fresh)
+            f.op("or.pred", p, skip, isnone)
             ldv(f, elem(f, a["buckets"], g_, G.xyzz_bytes), 48, pred=f"@!{p}", dst=acc)
 
     def flush():

@@ -18,12 +18,12 @@ fn fp(bytes: &[u8]) -> blst_fp {
 
 /// Flags in the first byte: 0x80 compressed (must be clear here), 0x40 infinity.
 #[inline]
-fn is_infinity(bytes: &[u8]) -> bool {
+pub(crate) fn is_infinity(bytes: &[u8]) -> bool {
     bytes[0] & 0x40 != 0
 }
 
 #[inline]
-fn strip_flags(bytes: &[u8], out: &mut [u8]) {
+pub(crate) fn strip_flags(bytes: &[u8], out: &mut [u8]) {
     out.copy_from_slice(bytes);
     out[0] &= 0x1f;
 }

@@ -6,10 +6,7 @@ use blst::blst_p1_affine;
 
 use super::super::field::{self, limbs_from_words, Packed};
 use super::curve::{self, Affine, Fe};
-
-/// Bytes of an uncompressed G1 point: x then y, 48 bytes each, big-endian; flags in the top three
-/// bits of the first byte (0x40: infinity).
-pub const RAW_BYTES: usize = 96;
+use crate::srs::points::{is_infinity, strip_flags, G1_BYTES as RAW_BYTES};
 
 /// R² mod p (R = 2^416), plain limbs: multiplying x by it gives x·R, our form.
 pub const R2: [u64; 8] = [
@@ -54,7 +51,7 @@ impl<'a> Points<'a> {
     pub fn is_infinity(&self, i: usize) -> bool {
         match self {
             Points::Blst(p) => p[i].x.l == [0; 6] && p[i].y.l == [0; 6],
-            Points::Raw(r) => r[i * RAW_BYTES] & 0x40 != 0,
+            Points::Raw(r) => is_infinity(&r[i * RAW_BYTES..]),
         }
     }
 
@@ -83,34 +80,28 @@ impl<'a> Points<'a> {
     }
 }
 
-/// Up to eight raw points (x, y) in our form: the big-endian bytes as limbs (flags cleared;
-/// infinity as 0, which stays 0), then one multiplication by R² each. Like blst's decoding, a
-/// coordinate is taken mod p.
+/// Up to eight raw points (x, y) in our form: the big-endian bytes as limbs (flags cleared as
+/// the blst decoding clears them; infinity as 0, which stays 0), then one multiplication by R²
+/// each. Like blst's decoding, a coordinate is taken mod p.
 #[inline(always)]
 unsafe fn from_raw(raw: &[u8]) -> (Fe, Fe) {
     let (mut x, mut y) = (Packed::<8>::default(), Packed::<8>::default());
+    let mut b = [0u8; RAW_BYTES];
     for (l, pt) in raw.chunks_exact(RAW_BYTES).enumerate() {
-        if pt[0] & 0x40 == 0 {
-            x.set(l, &limbs_from_be(&pt[..48], 0x1f));
-            y.set(l, &limbs_from_be(&pt[48..], 0xff));
+        if !is_infinity(pt) {
+            strip_flags(pt, &mut b);
+            x.set(l, &limbs_from_be(&b[..48]));
+            y.set(l, &limbs_from_be(&b[48..]));
         }
     }
     let r2 = field::splat(&R2);
     (curve::mul(&field::load(&x), &r2), curve::mul(&field::load(&y), &r2))
 }
 
-/// 48 big-endian bytes (the first one masked) as eight 52-bit limbs.
+/// 48 big-endian bytes as eight 52-bit limbs.
 #[inline(always)]
-fn limbs_from_be(b: &[u8], first_mask: u8) -> [u64; 8] {
-    let mut w = [0u64; 6];
-    for (k, word) in w.iter_mut().enumerate() {
-        let at = 48 - 8 * (k + 1);
-        let mut be: [u8; 8] = b[at..at + 8].try_into().unwrap();
-        if at == 0 {
-            be[0] &= first_mask;
-        }
-        *word = u64::from_be_bytes(be);
-    }
+fn limbs_from_be(b: &[u8]) -> [u64; 8] {
+    let w: [u64; 6] = std::array::from_fn(|k| u64::from_be_bytes(b[40 - 8 * k..48 - 8 * k].try_into().unwrap()));
     limbs_from_words(&w)
 }
 
