@@ -164,8 +164,13 @@ struct Group {
 
 /// Steps whose entries are laid out step-major at a time.
 const BLOCK: usize = 16;
+/// Rows of a block: the step before it, its BLOCK steps and the three after (the write-out looks
+/// one step ahead, the L2 prefetch two).
+const ROWS: usize = BLOCK + 4;
+/// Groups ahead that the forward pass asks for its points in L1.
+const L1_AHEAD: usize = 3;
 
-/// Entries t0 − 1 .. t0 + BLOCK + 2 of task `task`'s slices, step-major: row r holds entry
+/// Entries t0 − 1 .. t0 + BLOCK + 3 of task `task`'s slices, step-major: row r holds entry
 /// t0 − 1 + r of every slice, 0 (no bucket) where there is none. Reading a block row by row keeps
 /// the accumulation's loads sequential and in L2.
 fn transpose(rows: &mut [u64], entries: &[u64], task: usize, cut: Cut, t0: usize) {
@@ -175,12 +180,12 @@ fn transpose(rows: &mut [u64], entries: &[u64], task: usize, cut: Cut, t0: usize
         let (from, to) = (base + s * cut.len, base + (s + 1) * cut.len);
         // The lines a later slice will read (many slices, one stream each: no hardware help).
         let ahead = from + 16 * cut.len + t0;
-        if ahead + BLOCK + 2 < entries.len() {
+        if ahead + ROWS - 1 < entries.len() {
             for line in 0..3 {
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(entries.as_ptr().add(ahead + 8 * line) as *const i8) };
             }
         }
-        for r in 0..BLOCK + 3 {
+        for r in 0..ROWS {
             let q = (from + t0 + r).wrapping_sub(1);
             rows[r * slices + s] = if (from..to.min(entries.len())).contains(&q) { entries[q] } else { 0 };
         }
@@ -199,7 +204,7 @@ pub unsafe fn accumulate(
     primary: SyncPtr<Affine>,
 ) -> Vec<(u32, Affine)> {
     let slices = 8 * cut.groups;
-    let mut rows = vec![0u64; (BLOCK + 3) * slices];
+    let mut rows = vec![0u64; ROWS * slices];
     let mut g = vec![Group::default(); cut.groups];
     for (k, gk) in g.iter_mut().enumerate() {
         for l in 0..8 {
@@ -224,6 +229,9 @@ pub unsafe fn accumulate(
             if k + 1 < cut.groups {
                 load_points(pts, row(1, k + 1), &mut g[k + 1]);
             }
+            if k + L1_AHEAD < cut.groups {
+                prefetch::<_MM_HINT_T0>(pts, row(1, k + L1_AHEAD));
+            }
             prefix = forward(row(1, k), row(0, k), &mut g[k], &prefix, k == 0);
         }
         let mut inv = invert(&prefix);
@@ -243,7 +251,7 @@ pub unsafe fn accumulate(
             };
             for j in done.clone().rev() {
                 write_out(&mut g[j], row(1, j), row(2, j), primary, &mut extras);
-                prefetch(pts, row(2, cut.groups - 1 - j));
+                prefetch::<_MM_HINT_T1>(pts, row(3, cut.groups - 1 - j));
             }
             k = done.start;
         }
@@ -394,15 +402,18 @@ unsafe fn write_out(
     }
 }
 
-/// Asks for the points of the entries `e` (two steps on) to be brought into L2.
+/// Asks for the points of the entries `e` to be brought into L2 (`_MM_HINT_T1`: two steps ahead,
+/// from the backward pass) or L1 (`_MM_HINT_T0`: a few groups ahead, from the forward pass).
+/// The L2 request alone came too early for L1 and the L1 one alone too late: the first gather of
+/// each group stalled on memory, a quarter of the accumulation's time.
 #[inline(always)]
-unsafe fn prefetch(pts: &[Affine], e: __m512i) {
+unsafe fn prefetch<const HINT: i32>(pts: &[Affine], e: __m512i) {
     let mut idx = [0u64; 8];
     _mm512_storeu_si512(idx.as_mut_ptr() as *mut _, _mm512_and_si512(e, field::splat64(!NEG as u64)));
     for i in idx {
         let p = pts.as_ptr().add(i as usize) as *const i8;
-        _mm_prefetch::<_MM_HINT_T0>(p);
-        _mm_prefetch::<_MM_HINT_T0>(p.add(64));
+        _mm_prefetch::<HINT>(p);
+        _mm_prefetch::<HINT>(p.add(64));
     }
 }
 
