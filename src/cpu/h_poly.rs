@@ -23,6 +23,20 @@ pub fn h_poly(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Scalar> {
     h_poly_blst(a, b, c)
 }
 
+/// [`h_poly`] as the MSM takes its scalars (canonical, little-endian; on AVX-512 IFMA straight
+/// from the transform's form).
+pub fn h_scalars(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<blst::blst_scalar> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::avx512;
+        let log_n = a.len().next_power_of_two().trailing_zeros();
+        if avx512::available() && log_n >= avx512::ntt::MIN_LOG_N {
+            return avx512::ntt::h_poly_scalars(&avx512::ntt::Domain::cached(log_n), a, b, c);
+        }
+    }
+    h_poly_blst(a, b, c).par_iter().with_min_len(1 << 12).map(super::msm::to_blst_scalar).collect()
+}
+
 /// [`h_poly`] with blst's Fr arithmetic, one element at a time.
 pub fn h_poly_blst(mut a: Vec<Scalar>, mut b: Vec<Scalar>, mut c: Vec<Scalar>) -> Vec<Scalar> {
     let d = Domain::for_len(a.len());

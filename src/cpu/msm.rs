@@ -6,7 +6,6 @@
 use blst::{blst_fr, blst_p1, blst_p1_affine, blst_p2, blst_p2_affine, blst_scalar, MultiPoint};
 use blstrs::Scalar;
 use ff::Field;
-use rayon::prelude::*;
 
 use crate::srs::points::{gather_g1, gather_g2};
 
@@ -40,13 +39,8 @@ impl Split {
     }
 
     /// Every scalar goes to the MSM (for dense queries such as h).
-    pub fn dense(scalars: &[Scalar]) -> Self {
-        Split {
-            dense: true,
-            ones: Vec::new(),
-            others: (0..scalars.len() as u32).collect(),
-            scalars: scalars.par_iter().with_min_len(1 << 12).map(to_blst_scalar).collect(),
-        }
+    pub fn dense(scalars: Vec<blst_scalar>) -> Self {
+        Split { dense: true, ones: Vec::new(), others: (0..scalars.len() as u32).collect(), scalars }
     }
 }
 

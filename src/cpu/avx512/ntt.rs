@@ -14,6 +14,7 @@
 //! per sweep ([`level_pair`]); the rest run chunk by chunk. The last three levels pair lanes of
 //! one vector: each group of eight vectors is transposed (lane t of vector c = element 8t + c),
 //! so those butterflies are lane-parallel too.
+use blst::blst_scalar;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
@@ -127,7 +128,14 @@ impl CosetFactors {
 
 /// Scalars (blst form) to packed groups in our form, zero-padded to a multiple of eight.
 pub fn pack(v: &[Scalar]) -> Vec<Fr8> {
-    let mut out = vec![Fr8::default(); v.len().div_ceil(8)];
+    pack_padded(v, v.len().div_ceil(8))
+}
+
+/// [`pack`] into `vectors` groups (at least enough for `v`), zeros after `v`: the transform's
+/// whole buffer in one allocation, with no second one to grow it.
+fn pack_padded(v: &[Scalar], vectors: usize) -> Vec<Fr8> {
+    assert!(vectors * 8 >= v.len());
+    let mut out = vec![Fr8::default(); vectors];
     out.par_chunks_mut(TASK).zip(v.par_chunks(8 * TASK)).for_each(|(o, s)| unsafe { pack_span(o, s) });
     out
 }
@@ -459,11 +467,58 @@ unsafe fn quotient_span(a: &mut [Fr8], b: &[Fr8], c: &[Fr8], z: &[u64; 5]) {
 /// Each input is dropped once packed.
 pub fn h_poly(d: &Domain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Scalar> {
     let n = 1usize << d.log_n;
+    let h = unpack(&h_bitrev(d, a, b, c), n);
+    let mut h = crate::cpu::ntt::from_bitrev(&h, d.log_n);
+    h.truncate(n - 1);
+    h
+}
+
+/// [`h_poly`] as the MSM takes its scalars (canonical, little-endian): converted and put back in
+/// natural order in one pass, with no vector of `Scalar`s in between.
+pub fn h_poly_scalars(d: &Domain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<blst_scalar> {
+    let h = h_bitrev(d, a, b, c);
+    let n = 1usize << d.log_n;
+    let mut out: Vec<blst_scalar> = Vec::with_capacity(n);
+    let dst = SyncPtr(out.as_mut_ptr());
+    h.par_chunks(TASK).enumerate().for_each(|(ti, part)| unsafe { canonical_span(part, ti * TASK, d.log_n, dst) });
+    // SAFETY: position rev(i) was written for every i < n.
+    unsafe { out.set_len(n) };
+    out.truncate(n - 1);
+    out
+}
+
+/// A raw pointer that tasks writing disjoint elements share.
+#[derive(Clone, Copy)]
+struct SyncPtr(*mut blst_scalar);
+unsafe impl Send for SyncPtr {}
+unsafe impl Sync for SyncPtr {}
+
+/// Vectors v0.. of bit-reversed values to canonical little-endian scalars at their natural
+/// positions: element 8v + t goes to rev(8v + t). Multiplying by a plain 1 leaves Montgomery form.
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn canonical_span(part: &[Fr8], v0: usize, log_n: u32, dst: SyncPtr) {
+    let one = field::splat(&[1u64, 0, 0, 0, 0]);
+    let mut m = Fr8::default();
+    for (i, x) in part.iter().enumerate() {
+        field::store(&mut m, &field::mul(&FR, &field::load(x), &one));
+        for t in 0..8 {
+            let words: [u64; 4] = field::words_from_limbs(&m.get(t));
+            let mut b = [0u8; 32];
+            for (chunk, w) in b.chunks_mut(8).zip(words) {
+                chunk.copy_from_slice(&w.to_le_bytes());
+            }
+            dst.0.add(rev(8 * (v0 + i) + t, log_n)).write(blst_scalar { b });
+        }
+    }
+}
+
+/// The H polynomial's coefficients in bit-reversed order, packed.
+fn h_bitrev(d: &Domain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Fr8> {
+    let n = 1usize << d.log_n;
     assert!(a.len() <= n && b.len() <= n && c.len() <= n, "h_poly: inputs longer than the domain");
     let to_coset = |v: Vec<Scalar>| {
-        let mut p = pack(&v);
+        let mut p = pack_padded(&v, n / 8);
         drop(v);
-        p.resize(n / 8, Fr8::default());
         dft_to_bitrev(d, &mut p, &d.inv);
         coset_scale(&mut p, &d.shift);
         dft_from_bitrev(d, &mut p, &d.fwd);
@@ -478,10 +533,7 @@ pub fn h_poly(d: &Domain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec
     drop((pb, pc));
     dft_to_bitrev(d, &mut pa, &d.inv);
     coset_scale(&mut pa, &d.unshift);
-    let h = unpack(&pa, n);
-    let mut h = crate::cpu::ntt::from_bitrev(&h, d.log_n);
-    h.truncate(n - 1);
-    h
+    pa
 }
 
 #[cfg(test)]
@@ -530,8 +582,12 @@ mod tests {
             let mut v = || (0..len).map(|_| Scalar::random(&mut rng)).collect::<Vec<_>>();
             let (a, b, c) = (v(), v(), v());
             let want = crate::cpu::h_poly::h_poly_blst(a.clone(), b.clone(), c.clone());
-            let got = h_poly(&Domain::new(log_n), a, b, c);
+            let d = Domain::new(log_n);
+            let scalars = h_poly_scalars(&d, a.clone(), b.clone(), c.clone());
+            let got = h_poly(&d, a, b, c);
             assert!(got == want, "log_n {log_n}");
+            let want_scalars: Vec<blst_scalar> = want.iter().map(crate::cpu::msm::to_blst_scalar).collect();
+            assert!(scalars.iter().map(|s| s.b).eq(want_scalars.iter().map(|s| s.b)), "scalars, log_n {log_n}");
         }
     }
 
