@@ -62,7 +62,7 @@ fn main() {
         filsnark::srs::points::all_g1(&raw)
     };
     let scalars: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
-    let split = filsnark::cpu::msm::Split::dense(&scalars);
+    let split = filsnark::cpu::msm::Split::dense(scalars.iter().map(filsnark::cpu::msm::to_blst_scalar).collect());
     let t = Instant::now();
     let _ = filsnark::cpu::msm::msm_g1(&pts, &split.scalars);
     println!("msm g1 2^{log_msm} (blst): {:.3} s", t.elapsed().as_secs_f64());
