@@ -156,13 +156,15 @@ fn msm_chunk(points: Points, scalars: &[blst_scalar]) -> blst_p1 {
     horner(&sums, plan.c)
 }
 
-/// The points in our form and, window after window, the keys (n per window).
-fn prepare(points: Points, scalars: &[blst_scalar], plan: &Plan) -> (HugeBuf<Affine>, HugeBuf<u32>) {
+/// The points in our form and, window after window, the keys (n per window). The keys are read
+/// in order, so they stay on 4 KiB pages: a huge page comes zeroed from memory the host has taken
+/// back, slowly (2KiB proof on a Zen 4 VM: 1.1 s less system time, H MSM 5.6 -> 4.9-5.1 s).
+fn prepare(points: Points, scalars: &[blst_scalar], plan: &Plan) -> (HugeBuf<Affine>, Vec<u32>) {
     const CHUNK: usize = 1 << 12;
     let n = points.len();
     let mut pts = HugeBuf::<Affine>::new(n);
-    let mut keys = HugeBuf::<u32>::new(plan.windows * n);
-    let key_ptr = SyncPtr(keys.uninit().as_mut_ptr() as *mut u32);
+    let mut keys = Vec::<u32>::with_capacity(plan.windows * n);
+    let key_ptr = SyncPtr(keys.as_mut_ptr());
     pts.uninit().par_chunks_mut(CHUNK).enumerate().for_each(|(ci, out)| {
         let i0 = ci * CHUNK;
         for j in (0..out.len()).step_by(8) {
@@ -183,6 +185,8 @@ fn prepare(points: Points, scalars: &[blst_scalar], plan: &Plan) -> (HugeBuf<Aff
             }
         }
     });
+    // SAFETY: every (w, i) was written above.
+    unsafe { keys.set_len(plan.windows * n) };
     (pts, keys)
 }
 
