@@ -6,7 +6,7 @@ use anyhow::Result;
 use blst::{blst_p1, blst_p2};
 use blstrs::{Fp, Fp2, G1Projective, G2Projective, Scalar};
 
-use super::h_poly::h_poly;
+use super::h_poly::h_scalars;
 use super::msm::{query_g1, query_g2, Split};
 use crate::circuit::Assignment;
 use crate::groth16::prove::{assemble, shape_of, QueryResults};
@@ -40,11 +40,11 @@ pub fn prove(srs: &ParamsFile, mut asg: Assignment, r: Scalar, s: Scalar) -> Res
     let mut t = ProveTimings::default();
 
     let clock = Instant::now();
-    let h = h_poly(std::mem::take(&mut asg.a), std::mem::take(&mut asg.b), std::mem::take(&mut asg.c));
+    let h = h_scalars(std::mem::take(&mut asg.a), std::mem::take(&mut asg.b), std::mem::take(&mut asg.c));
     t.h_ntt = clock.elapsed();
 
     let clock = Instant::now();
-    let h = query_g1(srs.raw(SectionKind::H), &Split::dense(&h));
+    let h = query_g1(srs.raw(SectionKind::H), &Split::dense(h));
     t.h_msm = clock.elapsed();
 
     let clock = Instant::now();
