@@ -103,11 +103,22 @@ pub fn query_g1(raw: &[u8], split: &Split) -> blst_p1 {
         let bytes = &raw[..split.others.len() * crate::srs::points::G1_BYTES];
         return super::avx512::msm::msm_g1_from(super::avx512::msm::Points::Raw(bytes), &split.scalars);
     }
-    let ones = batch_add_g1(&gather_g1(raw, &split.ones));
+    let ones = sum_g1(raw, &split.ones);
     let rest = msm_g1(&gather_g1(raw, &split.others), &split.scalars);
     let mut out = blst_p1::default();
     unsafe { blst::blst_p1_add_or_double(&mut out, &ones, &rest) };
     out
+}
+
+/// Σ of the points `indices` of a G1 section's raw bytes: on AVX-512 IFMA from
+/// [`AVX512_MIN_POINTS`] points on, straight from the bytes ([`super::avx512::msm::sum_g1_raw`]),
+/// else decoded by blst and batch-added.
+fn sum_g1(raw: &[u8], indices: &[u32]) -> blst_p1 {
+    #[cfg(target_arch = "x86_64")]
+    if indices.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+        return super::avx512::msm::sum_g1_raw(raw, indices);
+    }
+    batch_add_g1(&gather_g1(raw, indices))
 }
 
 pub fn query_g2(raw: &[u8], split: &Split) -> blst_p2 {

@@ -64,6 +64,52 @@ pub fn msm_g1_from(points: Points, scalars: &[blst_scalar]) -> blst_p1 {
     out
 }
 
+/// Σ of the points `indices` of a section's raw bytes (the query's points whose scalar is 1),
+/// by the MSM's batch-affine accumulation with every point in one bucket: blocks of
+/// [`SUM_BLOCK`] points are converted into a buffer of their own and summed in parallel (no
+/// decoding by blst, no vector of all the points).
+pub fn sum_g1_raw(raw: &[u8], indices: &[u32]) -> blst_p1 {
+    assert!(super::available(), "AVX-512 IFMA sum called on a CPU without it");
+    let parts: Vec<blst_p1> = indices.par_chunks(SUM_BLOCK).map(|block| unsafe { sum_block(raw, block) }).collect();
+    let mut out = blst_p1::default();
+    for p in &parts {
+        unsafe { blst::blst_p1_add_or_double(&mut out, &out, p) };
+    }
+    out
+}
+
+/// Points per block of [`sum_g1_raw`].
+const SUM_BLOCK: usize = 1 << 15;
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn sum_block(raw: &[u8], block: &[u32]) -> blst_p1 {
+    // Points at infinity add nothing, and the accumulation takes every entry for a real point.
+    let live: Vec<u32> = block
+        .iter()
+        .copied()
+        .filter(|&i| !crate::srs::points::is_infinity(&raw[i as usize * crate::srs::points::G1_BYTES..]))
+        .collect();
+    let mut pts = Vec::with_capacity(live.len().next_multiple_of(8));
+    for at in live.chunks(8) {
+        pts.extend_from_slice(&source::convert8_at(raw, at)[..at.len()]);
+    }
+    let entries: Vec<u64> = (0..pts.len() as u64).map(|i| 1 << 32 | i).collect();
+    if entries.is_empty() {
+        return blst_p1::default();
+    }
+    let groups = (entries.len() / (8 * 64)).clamp(1, 32);
+    let cut = buckets::Cut { groups, len: entries.len().div_ceil(8 * groups) };
+    let mut primary = [Affine::default(); 2];
+    let mut extras = buckets::accumulate(&pts, &entries, 0, cut, SyncPtr(primary.as_mut_ptr()));
+    extras.push((1, primary[1]));
+    let sums: Vec<Affine> = extras.iter().map(|e| e.1).collect();
+    let mut out = blst_p1::default();
+    for p in sums.chunks(8).flat_map(|c| curve::to_affine_blst(c)) {
+        blst::blst_p1_add_or_double_affine(&mut out, &out, &p);
+    }
+    out
+}
+
 /// Window width and the constants that go with it.
 struct Plan {
     c: usize,
@@ -478,6 +524,34 @@ mod tests {
             let s = scalars(n, &mut rng);
             let (got, want) = (msm_g1_from(Points::Raw(&bytes), &s), blst_msm(&p, &s));
             assert!(unsafe { blst::blst_p1_is_equal(&got, &want) }, "raw bytes, n = {n}");
+        }
+    }
+
+    #[test]
+    fn sums_of_raw_points_match_blst() {
+        if no_ifma() {
+            return;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(21);
+        let n = 3 * SUM_BLOCK + 1000;
+        let mut p = points(n, &mut rng);
+        for i in (0..n).step_by(13) {
+            p[i] = blst_p1_affine::default();
+        }
+        let bytes = raw(&p);
+        let every: Vec<u32> = (0..n as u32).collect();
+        // Gaps, a point twice (P + P), a point and its negation's absence, only infinity.
+        let sparse: Vec<u32> = (0..n as u32).filter(|i| i % 3 != 1).chain([5, 5, 7]).collect();
+        let inf: Vec<u32> = (0..40).map(|k| 13 * k).collect();
+        for (what, idx) in
+            [("every point", &every), ("sparse, repeats", &sparse), ("infinity only", &inf), ("one", &vec![2u32])]
+        {
+            let mut want = blst_p1::default();
+            for &i in idx {
+                unsafe { blst::blst_p1_add_or_double_affine(&mut want, &want, &p[i as usize]) };
+            }
+            let got = sum_g1_raw(&bytes, idx);
+            assert!(unsafe { blst::blst_p1_is_equal(&got, &want) }, "{what}");
         }
     }
 

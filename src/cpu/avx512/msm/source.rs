@@ -80,6 +80,20 @@ impl<'a> Points<'a> {
     }
 }
 
+/// The raw points `at` (≤ 8 indices into a section's bytes) in our form, the rest of the eight
+/// at infinity.
+///
+/// # Safety
+/// The CPU must have AVX-512 F and IFMA ([`super::super::available`]).
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub unsafe fn convert8_at(raw: &[u8], at: &[u32]) -> [Affine; 8] {
+    let mut bytes = [0u8; 8 * RAW_BYTES];
+    for (dst, &i) in bytes.chunks_exact_mut(RAW_BYTES).zip(at) {
+        dst.copy_from_slice(&raw[i as usize * RAW_BYTES..(i as usize + 1) * RAW_BYTES]);
+    }
+    Points::Raw(&bytes[..at.len() * RAW_BYTES]).convert8(0, at.len())
+}
+
 /// Up to eight raw points (x, y) in our form: the big-endian bytes as limbs (flags cleared as
 /// the blst decoding clears them; infinity as 0, which stays 0), then one multiplication by R²
 /// each. Like blst's decoding, a coordinate is taken mod p.
