@@ -5,9 +5,9 @@
 //! `vpmadd52luq`/`vpmadd52huq` add the low/high 52 bits of a 52×52-bit product to a 64-bit lane.
 //! A multiplication is CIOS with one limb of the multiplier per row: the row's products and the
 //! reduction's m·p are summed into 64-bit accumulators whose carries stay in place (at most 4N
-//! terms of < 2^52 per lane, < 2^57), the accumulator shifts down one limb per row, and one
-//! carry pass plus one conditional subtraction end it ([`mul_lazy`] has the two schedules of the
-//! rows). Inputs and outputs are canonical: every limb < 2^52, the value < p.
+//! terms of < 2^52 per lane, < 2^57), row i working on limbs i..=i+N of a 2N-limb window and
+//! passing its low limb's carry up; one carry pass plus one conditional subtraction end it
+//! ([`mul_lazy`]). Inputs and outputs are canonical: every limb < 2^52, the value < p.
 //!
 //! Everything here is `#[inline(always)]` and needs AVX-512F and AVX-512 IFMA: it is only
 //! called from `#[target_feature(enable = "avx512f,avx512ifma")]` functions, which
@@ -18,7 +18,6 @@
 //! caller is compiled with them), which is why their docs carry no `# Safety` section each.
 #![allow(clippy::missing_safety_doc)]
 use std::arch::x86_64::*;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 pub const MASK52: u64 = (1 << 52) - 1;
 
@@ -134,64 +133,16 @@ pub unsafe fn mul<const N: usize>(f: &Modulus<N>, a: &Lanes<N>, b: &Lanes<N>) ->
     canonical(f, &mul_lazy(f, a, b))
 }
 
-/// Whether Fr's multiplications keep their running sum in a window ([`cios_window`]) rather than
-/// shifting it ([`cios_shifting`]); set once by [`super::available`]. Read per multiplication:
-/// a load and a branch that always goes the same way cost nothing measurable (H polynomial 2^22
-/// on Zen 4: 2.25 s against 2.19 s with the schedule fixed at compile time).
-pub static FR_WINDOW: AtomicBool = AtomicBool::new(false);
-
 /// a·b·R⁻¹ mod p as a normalised value < 2p, for a·b < R·p (a, b < 2p suffice for both fields).
-/// Montgomery multiplication by CIOS in one of two schedules, whichever is faster for the field
-/// and the core. Fp's 8 limbs keep the running sum in place in a 16-limb window (one thread of a
-/// Sapphire Rapids, G1 MSM 2^20: 1.52 s against 2.33 s shifting). Fr's 5 limbs shift it down a
-/// limb per row on Intel (Sapphire Rapids, H polynomial 2^20: 0.89–0.91 s against 1.05–1.16 s
-/// windowed) but take the window on AMD (Zen 4, H polynomial 2^22: 2.19 s against 3.09 s
-/// shifting): [`FR_WINDOW`].
+/// Montgomery multiplication by CIOS with the running sum kept in place in a window of 2N limbs.
+/// The other schedule, shifting the sum down a limb per row, was slower wherever it was last
+/// measured (2026-12-04, one binary, two cores): H polynomial 2^22 on a Zen 4 3.09 against 2.19 s,
+/// 2^20 on the H200 host's Xeon 0.59–0.64 against 0.51–0.52 s; G1 MSM 2^20 on a Sapphire Rapids
+/// (one thread, earlier) 2.33 against 1.52 s. An older build on that Sapphire Rapids had shifting
+/// ahead for Fr (H 2^20: 0.89 against 1.05 s), which is why it was kept until then.
 #[inline(always)]
 pub unsafe fn mul_lazy<const N: usize>(f: &Modulus<N>, a: &Lanes<N>, b: &Lanes<N>) -> Lanes<N> {
-    if N > 5 || FR_WINDOW.load(Ordering::Relaxed) {
-        cios_window(f, a, b)
-    } else {
-        cios_shifting(f, a, b)
-    }
-}
-
-/// CIOS row after row, the running sum shifted down one limb per row.
-#[inline(always)]
-unsafe fn cios_shifting<const N: usize>(f: &Modulus<N>, a: &Lanes<N>, b: &Lanes<N>) -> Lanes<N> {
-    let z = _mm512_setzero_si512();
-    let m0 = splat64(f.m0);
-    let p: [__m512i; N] = per_limb!(N, |j| splat64(f.p[j]));
-    let (a, b) = (&a.0, &b.0);
-    // t[0..N] is the running sum divided by 2^(52·row); `top` is its limb N.
-    let mut t = [z; N];
-    for ai in a.iter() {
-        let mut top = z;
-        for j in 0..N {
-            t[j] = _mm512_madd52lo_epu64(t[j], *ai, b[j]);
-        }
-        for j in 0..N - 1 {
-            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], *ai, b[j]);
-        }
-        top = _mm512_madd52hi_epu64(top, *ai, b[N - 1]);
-        let m = _mm512_madd52lo_epu64(z, t[0], m0);
-        for j in 0..N {
-            t[j] = _mm512_madd52lo_epu64(t[j], m, p[j]);
-        }
-        for j in 0..N - 1 {
-            t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], m, p[j]);
-        }
-        top = _mm512_madd52hi_epu64(top, m, p[N - 1]);
-        // t[0] is now 0 mod 2^52: drop that limb, keeping its carry.
-        let carry = _mm512_srli_epi64(t[0], 52);
-        for j in 0..N - 1 {
-            t[j] = t[j + 1];
-        }
-        t[0] = _mm512_add_epi64(t[0], carry);
-        t[N - 1] = top;
-    }
-    normalize(&mut t);
-    Lanes(t)
+    cios_window(f, a, b)
 }
 
 /// CIOS with its N rows written out over a window of 2N limbs (row i works on limbs i..=i+N), so
@@ -353,10 +304,7 @@ mod tests {
             0 => mul(&FR, &a, &b),
             1 => add(&FR, &a, &b),
             2 => sub(&FR, &a, &b),
-            3 => sqr(&FR, &a),
-            // Both schedules, whichever FR_WINDOW this CPU picked.
-            4 => canonical(&FR, &cios_window(&FR, &a, &b)),
-            _ => canonical(&FR, &cios_shifting(&FR, &a, &b)),
+            _ => sqr(&FR, &a),
         };
         to_blst::<5, 4>(&FR, &c).map(fr_from_words)
     }
@@ -397,10 +345,8 @@ mod tests {
                     |l| if round < 4 { fr_edge[(l * 3 + round) % 4] } else { Scalar::random(&mut rng) },
                 );
             let (m, a, s, q) = unsafe { (fr_op(&x, &y, 0), fr_op(&x, &y, 1), fr_op(&x, &y, 2), fr_op(&x, &y, 3)) };
-            let (w, h) = unsafe { (fr_op(&x, &y, 4), fr_op(&x, &y, 5)) };
             for l in 0..8 {
                 assert_eq!(m[l], x[l] * y[l], "Fr mul {:?} {:?}", x[l].to_repr(), y[l].to_repr());
-                assert_eq!((w[l], h[l]), (m[l], m[l]), "Fr mul, window and shifting schedules");
                 assert_eq!(a[l], x[l] + y[l], "Fr add");
                 assert_eq!(s[l], x[l] - y[l], "Fr sub");
                 assert_eq!(q[l], x[l].square(), "Fr sqr");

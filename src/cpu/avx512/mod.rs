@@ -72,27 +72,11 @@ pub const FP: Modulus<8> = Modulus {
 };
 
 /// Whether the AVX-512 IFMA kernels run: the CPU has them and `FILSNARK_CPU_AVX512` is not `0`.
-/// The first call also picks Fr's multiplication schedule ([`field::FR_WINDOW`]).
 pub fn available() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
     *ON.get_or_init(|| {
-        field::FR_WINDOW.store(fr_window(), std::sync::atomic::Ordering::Relaxed);
         std::env::var("FILSNARK_CPU_AVX512").map_or(true, |v| v != "0")
             && std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512ifma")
     })
-}
-
-/// Fr's schedule: `FILSNARK_CPU_FR_MUL=window|shifting` if set, else the window on AMD cores
-/// and shifting elsewhere (the faster one on each, measured: [`field::mul_lazy`]).
-fn fr_window() -> bool {
-    match std::env::var("FILSNARK_CPU_FR_MUL").as_deref() {
-        Ok("window") => true,
-        Ok("shifting") => false,
-        _ => {
-            let id = std::arch::x86_64::__cpuid(0);
-            let vendor: Vec<u8> = [id.ebx, id.edx, id.ecx].iter().flat_map(|r| r.to_le_bytes()).collect();
-            vendor == b"AuthenticAMD"
-        }
-    }
 }
