@@ -80,3 +80,31 @@ pub fn available() -> bool {
             && std::arch::is_x86_feature_detected!("avx512ifma")
     })
 }
+
+/// `len` copies of `fill`, the vector's whole 2 MiB pages advised to be huge pages before anything
+/// touches them. For the H polynomial's buffers: freed just before the H MSM takes its huge pages
+/// for the points, their pages go straight back to it, instead of the MSM's coming from memory the
+/// VM host has reclaimed (slow to fault in).
+pub fn huge_vec<T: Copy + Send + Sync>(len: usize, fill: T) -> Vec<T> {
+    let mut v = Vec::with_capacity(len);
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        const HUGE: usize = 1 << 21;
+        let start = v.as_mut_ptr() as usize;
+        let (a, b) = (start.next_multiple_of(HUGE), (start + len * std::mem::size_of::<T>()) / HUGE * HUGE);
+        if b > a {
+            // Only advice: without huge pages it is slower, not wrong.
+            unsafe { madvise(a as *mut _, b - a, MADV_HUGEPAGE) };
+        }
+    }
+    // Filled on every core: each first touch of a page is a fault.
+    use rayon::prelude::*;
+    v.spare_capacity_mut().par_chunks_mut(1 << 14).for_each(|c| c.fill(std::mem::MaybeUninit::new(fill)));
+    // SAFETY: all `len` elements were written just above.
+    unsafe { v.set_len(len) };
+    v
+}

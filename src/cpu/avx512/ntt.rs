@@ -135,7 +135,7 @@ pub fn pack(v: &[Scalar]) -> Vec<Fr8> {
 /// whole buffer in one allocation, with no second one to grow it.
 fn pack_padded(v: &[Scalar], vectors: usize) -> Vec<Fr8> {
     assert!(vectors * 8 >= v.len());
-    let mut out = vec![Fr8::default(); vectors];
+    let mut out = super::huge_vec(vectors, Fr8::default());
     out.par_chunks_mut(TASK).zip(v.par_chunks(8 * TASK)).for_each(|(o, s)| unsafe { pack_span(o, s) });
     out
 }
