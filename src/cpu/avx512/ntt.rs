@@ -98,11 +98,20 @@ impl Domain {
 }
 
 impl Twiddles {
+    /// With k = 8q + t over L = log n − 1 bits, rev_L(k) = rev_3(t)·2^(L−3) + rev_(L−3)(q): vector
+    /// q is φ^rev(q) in every lane times the constant vector φ^(rev_3(t)·2^(L−3)). So only the
+    /// n/16 powers of φ are made one by one (no tables of n/2 scalars on the way).
     fn new(root: Scalar, log_n: u32) -> Self {
-        let half = 1usize << (log_n - 1);
-        let pw = powers(root, half);
-        let w: Vec<Scalar> = (0..half).into_par_iter().map(|k| pw[rev(k, log_n - 1)]).collect();
-        Twiddles(pack(&w))
+        let bits = log_n - 4;
+        let pw = powers(root, 1 << bits);
+        let step = root.pow_vartime([1u64 << bits]);
+        let lane: Vec<Scalar> = (0..8).map(|t| step.pow_vartime([rev(t, 3) as u64])).collect();
+        let lane = pack(&lane)[0];
+        let mut out = vec![Fr8::default(); 1 << bits];
+        out.par_chunks_mut(TASK)
+            .enumerate()
+            .for_each(|(ci, o)| unsafe { twiddle_span(o, ci * TASK, &pw, &lane, bits) });
+        Twiddles(out)
     }
 
     /// W[k] in all lanes.
@@ -123,6 +132,16 @@ impl CosetFactors {
         let lane: Vec<Scalar> = (0..8).map(|t| s3.pow_vartime([rev(t, 3) as u64])).collect();
         let row = pack(&row).iter().flat_map(|p| (0..8).map(|l| p.get(l))).take(rows).collect();
         CosetFactors { row, lane: pack(&lane)[0] }
+    }
+}
+
+/// Twiddle vectors q0.. of [`Twiddles::new`]: φ^rev(q) (over `bits` bits) times `lane`.
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn twiddle_span(out: &mut [Fr8], q0: usize, pw: &[Scalar], lane: &Fr8, bits: u32) {
+    let lane = field::load(lane);
+    for (i, o) in out.iter_mut().enumerate() {
+        let row = field::from_blst::<5, 4>(&FR, &[blst::blst_fr::from(pw[rev(q0 + i, bits)]).l; 8]);
+        field::store(o, &field::mul(&FR, &row, &lane));
     }
 }
 
