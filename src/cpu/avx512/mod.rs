@@ -87,19 +87,11 @@ pub fn available() -> bool {
 /// VM host has reclaimed (slow to fault in).
 pub fn huge_vec<T: Copy + Send + Sync>(len: usize, fill: T) -> Vec<T> {
     let mut v = Vec::with_capacity(len);
-    #[cfg(target_os = "linux")]
-    {
-        extern "C" {
-            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-        }
-        const MADV_HUGEPAGE: i32 = 14;
-        const HUGE: usize = 1 << 21;
-        let start = v.as_mut_ptr() as usize;
-        let (a, b) = (start.next_multiple_of(HUGE), (start + len * std::mem::size_of::<T>()) / HUGE * HUGE);
-        if b > a {
-            // Only advice: without huge pages it is slower, not wrong.
-            unsafe { madvise(a as *mut _, b - a, MADV_HUGEPAGE) };
-        }
+    const HUGE: usize = 1 << 21;
+    let start = v.as_mut_ptr() as usize;
+    let (a, b) = (start.next_multiple_of(HUGE), (start + len * std::mem::size_of::<T>()) / HUGE * HUGE);
+    if b > a {
+        advise_huge(a as *mut u8, b - a);
     }
     // Filled on every core: each first touch of a page is a fault.
     use rayon::prelude::*;
@@ -107,4 +99,38 @@ pub fn huge_vec<T: Copy + Send + Sync>(len: usize, fill: T) -> Vec<T> {
     // SAFETY: all `len` elements were written just above.
     unsafe { v.set_len(len) };
     v
+}
+
+/// Asks the kernel for huge pages over [ptr, ptr + len) (2 MiB aligned). Only advice: without
+/// huge pages it is slower, not wrong.
+pub fn advise_huge(ptr: *mut u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        unsafe { madvise(ptr as *mut _, len, MADV_HUGEPAGE) };
+    }
+}
+
+/// A raw pointer shared by tasks that write disjoint elements (Copy whatever T is).
+pub struct SyncPtr<T>(pub *mut T);
+impl<T> Clone for SyncPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SyncPtr<T> {}
+unsafe impl<T> Send for SyncPtr<T> {}
+unsafe impl<T> Sync for SyncPtr<T> {}
+
+impl<T> SyncPtr<T> {
+    /// Element i (the whole wrapper is captured by closures, not its raw field).
+    ///
+    /// # Safety
+    /// i is within the allocation, and no other task touches element i.
+    pub unsafe fn at(self, i: usize) -> *mut T {
+        self.0.add(i)
+    }
 }

@@ -23,7 +23,8 @@ mod source;
 use blst::{blst_p1, blst_p1_affine, blst_scalar};
 use rayon::prelude::*;
 
-use buckets::{Pool, Sorted, SyncPtr, NEG};
+use super::SyncPtr;
+use buckets::{Pool, Sorted, NEG};
 use curve::Affine;
 pub use source::Points;
 
@@ -260,15 +261,7 @@ impl<T: Copy> HugeBuf<T> {
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        #[cfg(target_os = "linux")]
-        {
-            extern "C" {
-                fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-            }
-            const MADV_HUGEPAGE: i32 = 14;
-            // Only advice: without huge pages it is slower, not wrong.
-            unsafe { madvise(ptr as *mut _, layout.size(), MADV_HUGEPAGE) };
-        }
+        super::advise_huge(ptr as *mut u8, layout.size());
         HugeBuf { ptr, len }
     }
 
@@ -540,7 +533,7 @@ mod tests {
         }
         let bytes = raw(&p);
         let every: Vec<u32> = (0..n as u32).collect();
-        // Gaps, a point twice (P + P), a point and its negation's absence, only infinity.
+        // Gaps and points at infinity; index 5 three times and 7 twice (repeats); only infinity.
         let sparse: Vec<u32> = (0..n as u32).filter(|i| i % 3 != 1).chain([5, 5, 7]).collect();
         let inf: Vec<u32> = (0..40).map(|k| 13 * k).collect();
         for (what, idx) in

@@ -22,7 +22,7 @@ use std::arch::x86_64::*;
 use std::sync::{Arc, Mutex};
 
 use super::field::{self, per_limb, Lanes, Packed};
-use super::FR;
+use super::{SyncPtr, FR};
 use crate::cpu::ntt::{powers, root_of_unity};
 
 type Fr8 = Packed<5>;
@@ -506,16 +506,10 @@ pub fn h_poly_scalars(d: &Domain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>
     out
 }
 
-/// A raw pointer that tasks writing disjoint elements share.
-#[derive(Clone, Copy)]
-struct SyncPtr(*mut blst_scalar);
-unsafe impl Send for SyncPtr {}
-unsafe impl Sync for SyncPtr {}
-
 /// Vectors v0.. of bit-reversed values to canonical little-endian scalars at their natural
 /// positions: element 8v + t goes to rev(8v + t). Multiplying by a plain 1 leaves Montgomery form.
 #[target_feature(enable = "avx512f,avx512ifma")]
-unsafe fn canonical_span(part: &[Fr8], v0: usize, log_n: u32, dst: SyncPtr) {
+unsafe fn canonical_span(part: &[Fr8], v0: usize, log_n: u32, dst: SyncPtr<blst_scalar>) {
     let one = field::splat(&[1u64, 0, 0, 0, 0]);
     let mut m = Fr8::default();
     for (i, x) in part.iter().enumerate() {
@@ -526,7 +520,7 @@ unsafe fn canonical_span(part: &[Fr8], v0: usize, log_n: u32, dst: SyncPtr) {
             for (chunk, w) in b.chunks_mut(8).zip(words) {
                 chunk.copy_from_slice(&w.to_le_bytes());
             }
-            dst.0.add(rev(8 * (v0 + i) + t, log_n)).write(blst_scalar { b });
+            dst.at(rev(8 * (v0 + i) + t, log_n)).write(blst_scalar { b });
         }
     }
 }

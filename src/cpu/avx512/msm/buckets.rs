@@ -21,24 +21,11 @@ use std::arch::x86_64::*;
 use blst::{blst_fp, blst_p1};
 
 use super::super::field::{self, Packed};
-use super::super::FP;
+use super::super::{SyncPtr, FP};
 use super::curve::*;
 
 /// Bit 31 of an entry: the point enters negated.
 pub const NEG: u32 = 1 << 31;
-
-/// A raw pointer shared by tasks that write disjoint elements.
-#[derive(Clone, Copy)]
-pub struct SyncPtr<T>(pub *mut T);
-unsafe impl<T> Send for SyncPtr<T> {}
-unsafe impl<T> Sync for SyncPtr<T> {}
-
-impl<T> SyncPtr<T> {
-    /// Element i (the whole wrapper is captured by closures, not its raw field).
-    pub unsafe fn at(self, i: usize) -> *mut T {
-        self.0.add(i)
-    }
-}
 
 /// A window's entries in bucket order, each (bucket << 32) | point index | NEG.
 pub struct Sorted {
