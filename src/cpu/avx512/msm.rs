@@ -292,9 +292,11 @@ fn window_sum(pts: &[Affine], keys: &[u32], plan: &Plan, pool: &Pool) -> blst_p1
     }
     let mut primary = vec![Affine::default(); plan.h + 1];
     let out = SyncPtr(primary.as_mut_ptr());
-    // Every thread busy (windows run side by side too), tasks of about TASK_ENTRIES at most.
+    // Every thread busy (windows run side by side too), tasks of about TASK_ENTRIES at most, and
+    // at least two per window: with one, the last of an odd number of windows (15 at 2^22 on
+    // two cores) ran alone for half a second while the other core waited.
     let threads = rayon::current_num_threads();
-    let tasks = (m / TASK_ENTRIES).max((4 * threads).div_ceil(plan.windows)).min(m.div_ceil(1 << 16)).max(1);
+    let tasks = (m / TASK_ENTRIES).max((4 * threads).div_ceil(plan.windows).max(2)).min(m.div_ceil(1 << 16)).max(1);
     let groups = (m / tasks / (8 * 32)).clamp(1, MAX_GROUPS);
     let cut = buckets::Cut { groups, len: m.div_ceil(tasks * 8 * groups) };
     let extras: Vec<(u32, Affine)> = (0..tasks)
