@@ -151,9 +151,16 @@ pub unsafe fn mul_lazy<const N: usize>(f: &Modulus<N>, a: &Lanes<N>, b: &Lanes<N
 unsafe fn cios_window<const N: usize>(f: &Modulus<N>, a: &Lanes<N>, b: &Lanes<N>) -> Lanes<N> {
     const { assert!(N <= 8) };
     let mut t = [_mm512_setzero_si512(); 16];
-    for (i, ai) in a.0.iter().enumerate() {
-        mul_row(f, &mut t, i, *ai, &b.0);
+    // The rows written out with constant indices: as a loop (which the compiler left rolled for
+    // N = 8), t lived on the stack and every row loaded and stored its limbs there.
+    macro_rules! rows {
+        ($($i:literal)*) => {$(
+            if let Some(&ai) = a.0.get($i) {
+                mul_row(f, &mut t, $i, ai, &b.0);
+            }
+        )*};
     }
+    rows!(0 1 2 3 4 5 6 7);
     let mask = splat64(MASK52);
     for j in N..2 * N - 1 {
         t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
