@@ -338,8 +338,8 @@ unsafe fn add_pair(ga: &mut Group, gb: &mut Group, inv_a: &Fe, inv_b: &Fe) {
     let [axb, ayb, pxb, pyb, nb] = operands(gb);
     let la = mul_lazy(&na, inv_a);
     let lb = mul_lazy(&nb, inv_b);
-    let sa = mul_lazy(&la, &la);
-    let sb = mul_lazy(&lb, &lb);
+    let sa = sqr_lazy(&la);
+    let sb = sqr_lazy(&lb);
     let xa = canonical(&sub(&sub(&sa, &axa), &pxa));
     let xb = canonical(&sub(&sub(&sb, &axb), &pxb));
     let ta = mul_lazy(&la, &sub(&axa, &xa));
@@ -355,7 +355,7 @@ unsafe fn add_pair(ga: &mut Group, gb: &mut Group, inv_a: &Fe, inv_b: &Fe) {
 unsafe fn add_one(g: &mut Group, inv_d: &Fe) {
     let [ax, ay, px, py, num] = operands(g);
     let lambda = mul_lazy(&num, inv_d);
-    let x = canonical(&sub(&sub(&mul_lazy(&lambda, &lambda), &ax), &px));
+    let x = canonical(&sub(&sub(&sqr_lazy(&lambda), &ax), &px));
     let y = canonical(&sub(&mul_lazy(&lambda, &sub(&ax, &x)), &ay));
     store_sum(g, &x, &y, &px, &py);
 }

@@ -65,6 +65,12 @@ pub unsafe fn sqr(a: &Fe) -> Fe {
     field::sqr(&FP, a)
 }
 
+/// a²·R⁻¹ mod p as a value < 2p (see [`field::sqr_lazy`]).
+#[inline(always)]
+pub unsafe fn sqr_lazy(a: &Fe) -> Fe {
+    field::sqr_lazy(&FP, a)
+}
+
 #[inline(always)]
 pub unsafe fn add_fe(a: &Fe, b: &Fe) -> Fe {
     field::add(&FP, a, b)
