@@ -15,6 +15,7 @@ pub mod bench;
 pub mod circuit;
 pub mod cpu;
 pub mod ec;
+pub mod fr;
 pub mod gpu;
 pub mod groth16;
 pub mod input;

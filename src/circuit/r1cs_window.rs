@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use anyhow::{bail, Result};
 use bellperson::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use blstrs::Scalar;
-use ff::Field;
 
 use super::r1cs::{R1csCs, INPUT_FLAG};
 use super::window::{commit, split_spare, Filling, Span, Windowed};
@@ -154,7 +153,7 @@ impl R1csWindow<'_> {
         let inputs = lc.iter_inputs().map(|(&i, c)| (i as u32 | INPUT_FLAG, c));
         let terms = inputs.chain(lc.iter_aux().map(|(&i, c)| (i as u32, c)));
         for (col, coeff) in terms {
-            if bool::from(coeff.is_zero()) {
+            if crate::fr::is_zero(coeff) {
                 continue;
             }
             let id = R1csCs::coeff_id(&mut self.ids, &mut self.coeffs, coeff);
