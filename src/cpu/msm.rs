@@ -131,12 +131,31 @@ fn sum_g1(raw: &[u8], indices: &[u32]) -> blst_p1 {
     batch_add_g1(&gather_g1(raw, indices))
 }
 
+/// The query Σ s_i·Q_i over a G2 section's raw bytes, by the split: on AVX-512 IFMA, from
+/// [`AVX512_MIN_POINTS`] points on, straight from the bytes ([`super::avx512::msm::msm_g2_raw`],
+/// [`super::avx512::msm::sum_g2_raw`]), else decoded by blst.
 pub fn query_g2(raw: &[u8], split: &Split) -> blst_p2 {
-    let ones = batch_add_g2(&gather_g2(raw, &split.ones));
-    let rest = msm_g2(&gather_g2(raw, &split.msm_indices()), &split.scalars);
+    let ones = sum_g2(raw, &split.ones);
+    let rest = msm_g2_split(raw, split);
     let mut out = blst_p2::default();
     unsafe { blst::blst_p2_add_or_double(&mut out, &ones, &rest) };
     out
+}
+
+fn sum_g2(raw: &[u8], indices: &[u32]) -> blst_p2 {
+    #[cfg(target_arch = "x86_64")]
+    if indices.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+        return super::avx512::msm::sum_g2_raw(raw, indices);
+    }
+    batch_add_g2(&gather_g2(raw, indices))
+}
+
+fn msm_g2_split(raw: &[u8], split: &Split) -> blst_p2 {
+    #[cfg(target_arch = "x86_64")]
+    if split.scalars.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+        return super::avx512::msm::msm_g2_raw(raw, &split.msm_indices(), &split.scalars);
+    }
+    msm_g2(&gather_g2(raw, &split.msm_indices()), &split.scalars)
 }
 
 #[cfg(test)]

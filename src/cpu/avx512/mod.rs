@@ -4,7 +4,8 @@
 //! - [`FR`], [`FP`]: the scalar field (5 limbs, R = 2^260) and the base field (8 limbs, R = 2^416),
 //!   with the factors that move values between blst's Montgomery form and ours;
 //! - [`ntt`]: the H polynomial's transforms over Fr;
-//! - [`msm`]: G1 multi-scalar multiplication (Pippenger, batch-affine bucket sums).
+//! - [`msm`]: G1 and G2 multi-scalar multiplication (Pippenger, batch-affine bucket sums over Fp
+//!   or Fp2).
 //!
 //! Used when the CPU has AVX-512F and AVX-512 IFMA (checked at run time, once) and
 //! `FILSNARK_CPU_AVX512` is not `0`; otherwise the blst code in the parent module runs. Both give

@@ -16,8 +16,13 @@
 //! c minimises the estimated cost (windows × (n·add + 2^(c−1)·reduction)): 16 at 2^20, 17 at 2^22.
 //! Above 2^23 points the input is cut into chunks of equal size (memory: 128 + 4·windows bytes per
 //! point of a chunk).
+//!
+//! G2 ([`g2`]) takes the same plan, keys, sort and accumulation, the latter over Fp2 through
+//! [`coord::Coord`]; its few buckets per window are summed by blst.
 mod buckets;
+mod coord;
 mod curve;
+mod g2;
 mod source;
 
 use blst::{blst_p1, blst_p1_affine, blst_scalar};
@@ -25,7 +30,8 @@ use rayon::prelude::*;
 
 use super::SyncPtr;
 use buckets::{Pool, Sorted, NEG};
-use curve::Affine;
+use curve::{Affine, Fe};
+pub use g2::{msm_g2_raw, sum_g2_raw};
 pub use source::Points;
 
 /// r, little-endian words.
@@ -101,7 +107,7 @@ unsafe fn sum_block(raw: &[u8], block: &[u32]) -> blst_p1 {
     let groups = (entries.len() / (8 * 64)).clamp(1, 32);
     let cut = buckets::Cut { groups, len: entries.len().div_ceil(8 * groups) };
     let mut primary = [Affine::default(); 2];
-    let mut extras = buckets::accumulate(&pts, &entries, 0, cut, SyncPtr(primary.as_mut_ptr()));
+    let mut extras = buckets::accumulate::<Fe>(&pts, &entries, 0, cut, SyncPtr(primary.as_mut_ptr()));
     extras.push((1, primary[1]));
     let sums: Vec<Affine> = extras.iter().map(|e| e.1).collect();
     let mut out = blst_p1::default();
@@ -136,6 +142,29 @@ impl Plan {
             offset[bit / 64] |= 1 << (bit % 64);
         }
         Plan { c, windows, h: 1 << (c - 1), offset }
+    }
+
+    /// The keys of the points `range` in every window (window w's keys start at w·n), 0 where
+    /// the point is at infinity.
+    ///
+    /// # Safety
+    /// `keys` holds windows·n values, and no one else writes those of `range`.
+    unsafe fn fill_keys(
+        &self,
+        scalars: &[blst_scalar],
+        range: std::ops::Range<usize>,
+        inf: impl Fn(usize) -> bool,
+        keys: SyncPtr<u32>,
+        n: usize,
+    ) {
+        for i in range {
+            let (k, neg) = reduce_and_fold(&scalars[i]);
+            let kc = add_offset(&k, &self.offset);
+            let inf = inf(i);
+            for w in 0..self.windows {
+                *keys.at(w * n + i) = if inf { 0 } else { self.key(&kc, neg, w) };
+            }
+        }
     }
 
     /// The key of window w for k + offset (`kc`): |d| | NEG where the point enters negated.
@@ -221,16 +250,8 @@ fn prepare(points: Points, scalars: &[blst_scalar], plan: &Plan) -> (HugeBuf<Aff
                 out[j + l].write(*a);
             }
         }
-        for (i, scalar) in scalars.iter().enumerate().skip(i0).take(out.len()) {
-            let inf = points.is_infinity(i);
-            let (k, neg) = reduce_and_fold(scalar);
-            let kc = add_offset(&k, &plan.offset);
-            for w in 0..plan.windows {
-                let key = if inf { 0 } else { plan.key(&kc, neg, w) };
-                // SAFETY: (w, i) is written once, by the chunk holding i.
-                unsafe { *key_ptr.at(w * n + i) = key };
-            }
-        }
+        // SAFETY: keys (w, i) for i in this chunk are written by this chunk only.
+        unsafe { plan.fill_keys(scalars, i0..i0 + out.len(), |i| points.is_infinity(i), key_ptr, n) };
     });
     // SAFETY: every (w, i) was written above.
     unsafe { keys.set_len(plan.windows * n) };
@@ -292,22 +313,27 @@ fn window_sum(pts: &[Affine], keys: &[u32], plan: &Plan, pool: &Pool) -> blst_p1
     }
     let mut primary = vec![Affine::default(); plan.h + 1];
     let out = SyncPtr(primary.as_mut_ptr());
-    // Every thread busy (windows run side by side too), tasks of about TASK_ENTRIES at most, and
-    // at least two per window: with one, the last of an odd number of windows (15 at 2^22 on
-    // two cores) ran alone for half a second while the other core waited.
-    let threads = rayon::current_num_threads();
-    let tasks = (m / TASK_ENTRIES).max((4 * threads).div_ceil(plan.windows).max(2)).min(m.div_ceil(1 << 16)).max(1);
-    let groups = (m / tasks / (8 * 32)).clamp(1, MAX_GROUPS);
-    let cut = buckets::Cut { groups, len: m.div_ceil(tasks * 8 * groups) };
+    let (tasks, cut) = task_cut(m, plan.windows);
     let extras: Vec<(u32, Affine)> = (0..tasks)
         .into_par_iter()
-        .flat_map_iter(|t| unsafe { buckets::accumulate(pts, &sorted.entries, t, cut, out) })
+        .flat_map_iter(|t| unsafe { buckets::accumulate::<Fe>(pts, &sorted.entries, t, cut, out) })
         .collect();
     pool.give(sorted.entries);
     let mut sum = unsafe { buckets::bucket_sums(&primary, plan.h) };
     let rest = extras_sum(&extras);
     unsafe { blst::blst_p1_add_or_double(&mut sum, &sum, &rest) };
     sum
+}
+
+/// How a window's m sorted entries are cut into accumulation tasks: every thread busy (windows
+/// run side by side too), tasks of about TASK_ENTRIES at most, and at least two per window: with
+/// one, the last of an odd number of windows (15 at 2^22 on two cores) ran alone for half a
+/// second while the other core waited.
+fn task_cut(m: usize, windows: usize) -> (usize, buckets::Cut) {
+    let threads = rayon::current_num_threads();
+    let tasks = (m / TASK_ENTRIES).max((4 * threads).div_ceil(windows).max(2)).min(m.div_ceil(1 << 16)).max(1);
+    let groups = (m / tasks / (8 * 32)).clamp(1, MAX_GROUPS);
+    (tasks, buckets::Cut { groups, len: m.div_ceil(tasks * 8 * groups) })
 }
 
 /// Σ b·E for the partial bucket sums (b, E) (blst Pippenger, one thread).

@@ -18,10 +18,11 @@
 //! from the top: S += B_b, T += S; the lane gives T + (l·h/8)·S.
 use std::arch::x86_64::*;
 
-use blst::{blst_fp, blst_p1};
+use blst::blst_p1;
 
-use super::super::field::{self, Packed};
-use super::super::{SyncPtr, FP};
+use super::super::field;
+use super::super::SyncPtr;
+use super::coord::Coord;
 use super::curve::*;
 
 /// Bit 31 of an entry: the point enters negated.
@@ -132,13 +133,13 @@ impl Cut {
 }
 
 /// A group's accumulators and the current step's operands.
-#[derive(Clone, Copy, Default)]
-struct Group {
-    acc: [Packed<8>; 2],
-    pt: [Packed<8>; 2],
+#[derive(Clone, Copy)]
+struct Group<C: Coord> {
+    acc: [C::Mem; 2],
+    pt: [C::Mem; 2],
     /// The denominator, and the product of the denominators of groups 0..=this one.
-    d: Packed<8>,
-    prefix: Packed<8>,
+    d: C::Mem,
+    prefix: C::Mem,
     /// Lanes that take the point (new run, accumulator at infinity, past the slice's end).
     take: u8,
     /// Lanes whose sum is infinity (P − P).
@@ -147,6 +148,21 @@ struct Group {
     dbl: u8,
     /// Lanes whose current run began inside its bucket, in an earlier slice (goes to the extras).
     cont: u8,
+}
+
+impl<C: Coord> Default for Group<C> {
+    fn default() -> Self {
+        Group {
+            acc: Default::default(),
+            pt: Default::default(),
+            d: Default::default(),
+            prefix: Default::default(),
+            take: 0,
+            inf: 0,
+            dbl: 0,
+            cont: 0,
+        }
+    }
 }
 
 /// Steps whose entries are laid out step-major at a time.
@@ -183,16 +199,16 @@ fn transpose(rows: &mut [u64], entries: &[u64], task: usize, cut: Cut, t0: usize
 /// bucket's first entry go into `primary`, the others (the first run of a slice that begins
 /// inside a bucket) are returned as (bucket, partial sum).
 #[target_feature(enable = "avx512f,avx512ifma")]
-pub unsafe fn accumulate(
-    pts: &[Affine],
+pub unsafe fn accumulate<C: Coord>(
+    pts: &[C::Point],
     entries: &[u64],
     task: usize,
     cut: Cut,
-    primary: SyncPtr<Affine>,
-) -> Vec<(u32, Affine)> {
+    primary: SyncPtr<C::Point>,
+) -> Vec<(u32, C::Point)> {
     let slices = 8 * cut.groups;
     let mut rows = vec![0u64; ROWS * slices];
-    let mut g = vec![Group::default(); cut.groups];
+    let mut g = vec![Group::<C>::default(); cut.groups];
     for (k, gk) in g.iter_mut().enumerate() {
         for l in 0..8 {
             let q = task * cut.span() + (8 * k + l) * cut.len;
@@ -209,7 +225,7 @@ pub unsafe fn accumulate(
         // Row r of the block: entry t − 1 + r - (t - t % BLOCK).
         let at = t % BLOCK;
         let row = |r: usize, k: usize| _mm512_loadu_si512(rows.as_ptr().add((at + r) * slices + 8 * k) as *const _);
-        let mut prefix = one();
+        let mut prefix = C::one();
         load_points(pts, row(1, 0), &mut g[0]);
         for k in 0..cut.groups {
             // The next group's gathers go first, to overlap this group's arithmetic.
@@ -217,12 +233,12 @@ pub unsafe fn accumulate(
                 load_points(pts, row(1, k + 1), &mut g[k + 1]);
             }
             if k + L1_AHEAD < cut.groups {
-                prefetch::<_MM_HINT_T0>(pts, row(1, k + L1_AHEAD));
+                prefetch::<C, _MM_HINT_T0>(pts, row(1, k + L1_AHEAD));
             }
             prefix = forward(row(1, k), row(0, k), &mut g[k], &prefix, k == 0);
         }
-        let mut inv = invert(&prefix);
-        let before = |g: &[Group], k: usize| if k > 0 { Some(g[k - 1].prefix) } else { None };
+        let mut inv = C::invert(&prefix);
+        let before = |g: &[Group<C>], k: usize| if k > 0 { Some(g[k - 1].prefix) } else { None };
         let mut k = cut.groups;
         while k > 0 {
             let done = if k >= 2 {
@@ -238,7 +254,7 @@ pub unsafe fn accumulate(
             };
             for j in done.clone().rev() {
                 write_out(&mut g[j], row(1, j), row(2, j), primary, &mut extras);
-                prefetch::<_MM_HINT_T1>(pts, row(3, cut.groups - 1 - j));
+                prefetch::<C, _MM_HINT_T1>(pts, row(3, cut.groups - 1 - j));
             }
             k = done.start;
         }
@@ -254,40 +270,40 @@ unsafe fn bucket(e: __m512i) -> __m512i {
 
 /// The points of the entries `e` into `g.pt` (negated where the entry says).
 #[inline(always)]
-unsafe fn load_points(pts: &[Affine], e: __m512i, g: &mut Group) {
+unsafe fn load_points<C: Coord>(pts: &[C::Point], e: __m512i, g: &mut Group<C>) {
     let neg = _mm512_test_epi64_mask(e, field::splat64(NEG as u64));
-    let idx = _mm512_slli_epi64(_mm512_and_si512(e, field::splat64(!NEG as u64)), 4);
-    let (px, mut py) = gather(pts.as_ptr(), idx);
+    let idx = _mm512_and_si512(e, field::splat64(!NEG as u64));
+    let (px, mut py) = C::gather(pts.as_ptr(), idx);
     if neg != 0 {
-        py = field::blend(neg, &py, &sub(&zero(), &py));
+        py = C::blend(neg, &py, &C::sub(&C::zero(), &py));
     }
-    field::store(&mut g.pt[0], &px);
-    field::store(&mut g.pt[1], &py);
+    C::store(&mut g.pt[0], &px);
+    C::store(&mut g.pt[1], &py);
 }
 
 /// Sorts out the exceptional lanes of acc + P, stores the denominators; returns the running
 /// product of the denominators.
 #[inline(always)]
-unsafe fn forward(e: __m512i, before: __m512i, g: &mut Group, prefix: &Fe, head: bool) -> Fe {
+unsafe fn forward<C: Coord>(e: __m512i, before: __m512i, g: &mut Group<C>, prefix: &C, head: bool) -> C {
     let active = _mm512_test_epi64_mask(bucket(e), bucket(e));
     let first = _mm512_cmpneq_epu64_mask(bucket(e), bucket(before));
-    let px = field::load(&g.pt[0]);
-    let py = field::load(&g.pt[1]);
-    let ax = field::load(&g.acc[0]);
-    let ay = field::load(&g.acc[1]);
-    let take = first | !active | (field::is_zero(&ax) & field::is_zero(&ay));
-    let mut d = sub(&px, &ax);
+    let px = C::load(&g.pt[0]);
+    let py = C::load(&g.pt[1]);
+    let ax = C::load(&g.acc[0]);
+    let ay = C::load(&g.acc[1]);
+    let take = first | !active | (C::is_zero(&ax) & C::is_zero(&ay));
+    let mut d = C::sub(&px, &ax);
     let (mut inf, mut dbl) = (0, 0);
-    let same_x = field::is_zero(&d) & !take;
+    let same_x = C::is_zero(&d) & !take;
     if same_x != 0 {
-        dbl = same_x & field::is_zero(&sub(&py, &ay));
-        d = field::blend(dbl, &d, &dbl_fe(&ay));
-        inf = field::is_zero(&d) & !take;
+        dbl = same_x & C::is_zero(&C::sub(&py, &ay));
+        d = C::blend(dbl, &d, &C::add(&ay, &ay));
+        inf = C::is_zero(&d) & !take;
     }
-    let d = field::blend(take | inf, &d, &one());
-    field::store(&mut g.d, &d);
-    let prefix = if head { d } else { mul_lazy(prefix, &d) };
-    field::store(&mut g.prefix, &prefix);
+    let d = C::blend(take | inf, &d, &C::one());
+    C::store(&mut g.d, &d);
+    let prefix = if head { d } else { C::mul_lazy(prefix, &d) };
+    C::store(&mut g.prefix, &prefix);
     (g.take, g.inf, g.dbl) = (take, inf, dbl);
     prefix
 }
@@ -295,11 +311,11 @@ unsafe fn forward(e: __m512i, before: __m512i, g: &mut Group, prefix: &Fe, head:
 /// 1/d of group k (`g`) from inv = 1/(d_0 ⋯ d_k): inv · (d_0 ⋯ d_(k−1)) (`before`, none for
 /// k = 0); inv moves on to 1/(d_0 ⋯ d_(k−1)).
 #[inline(always)]
-unsafe fn inverse_of(g: &Group, before: Option<&Packed<8>>, inv: &mut Fe) -> Fe {
+unsafe fn inverse_of<C: Coord>(g: &Group<C>, before: Option<&C::Mem>, inv: &mut C) -> C {
     match before {
         Some(b) => {
-            let v = mul_lazy(inv, &field::load(b));
-            *inv = mul_lazy(inv, &field::load(&g.d));
+            let v = C::mul_lazy(inv, &C::load(b));
+            *inv = C::mul_lazy(inv, &C::load(&g.d));
             v
         }
         None => *inv,
@@ -308,67 +324,68 @@ unsafe fn inverse_of(g: &Group, before: Option<&Packed<8>>, inv: &mut Fe) -> Fe 
 
 /// A group's operands: (x, y) of the accumulator and of the point, and λ's numerator.
 #[inline(always)]
-unsafe fn operands(g: &Group) -> [Fe; 5] {
-    let ax = field::load(&g.acc[0]);
-    let ay = field::load(&g.acc[1]);
-    let px = field::load(&g.pt[0]);
-    let py = field::load(&g.pt[1]);
-    let mut num = sub(&py, &ay);
+unsafe fn operands<C: Coord>(g: &Group<C>) -> [C; 5] {
+    let ax = C::load(&g.acc[0]);
+    let ay = C::load(&g.acc[1]);
+    let px = C::load(&g.pt[0]);
+    let py = C::load(&g.pt[1]);
+    let mut num = C::sub(&py, &ay);
     if g.dbl != 0 {
-        num = field::blend(g.dbl, &num, &triple(&sqr(&ax)));
+        let x2 = C::canonical(&C::sqr_lazy(&ax));
+        num = C::blend(g.dbl, &num, &C::add(&C::add(&x2, &x2), &x2));
     }
     [ax, ay, px, py, num]
 }
 
 /// The new accumulator: the sum (x, y), or the point, or infinity, lane by lane.
 #[inline(always)]
-unsafe fn store_sum(g: &mut Group, x: &Fe, y: &Fe, px: &Fe, py: &Fe) {
-    let (x, y) = (field::blend(g.take, x, px), field::blend(g.take, y, py));
-    let z = zero();
-    field::store(&mut g.acc[0], &field::blend(g.inf, &x, &z));
-    field::store(&mut g.acc[1], &field::blend(g.inf, &y, &z));
+unsafe fn store_sum<C: Coord>(g: &mut Group<C>, x: &C, y: &C, px: &C, py: &C) {
+    let (x, y) = (C::blend(g.take, x, px), C::blend(g.take, y, py));
+    let z = C::zero();
+    C::store(&mut g.acc[0], &C::blend(g.inf, &x, &z));
+    C::store(&mut g.acc[1], &C::blend(g.inf, &y, &z));
 }
 
 /// acc ← acc + P in two groups at once (`inv_a`, `inv_b`: their 1/d), the two computations
 /// side by side so that each fills the other's latencies. λ and λ² may be ≥ p (< 2p): each sub
 /// takes a canonical subtrahend and gives < 2p, made canonical where it is kept.
 #[inline(always)]
-unsafe fn add_pair(ga: &mut Group, gb: &mut Group, inv_a: &Fe, inv_b: &Fe) {
+unsafe fn add_pair<C: Coord>(ga: &mut Group<C>, gb: &mut Group<C>, inv_a: &C, inv_b: &C) {
     let [axa, aya, pxa, pya, na] = operands(ga);
     let [axb, ayb, pxb, pyb, nb] = operands(gb);
-    let la = mul_lazy(&na, inv_a);
-    let lb = mul_lazy(&nb, inv_b);
-    let sa = sqr_lazy(&la);
-    let sb = sqr_lazy(&lb);
-    let xa = canonical(&sub(&sub(&sa, &axa), &pxa));
-    let xb = canonical(&sub(&sub(&sb, &axb), &pxb));
-    let ta = mul_lazy(&la, &sub(&axa, &xa));
-    let tb = mul_lazy(&lb, &sub(&axb, &xb));
-    let ya = canonical(&sub(&ta, &aya));
-    let yb = canonical(&sub(&tb, &ayb));
+    let la = C::mul_lazy(&na, inv_a);
+    let lb = C::mul_lazy(&nb, inv_b);
+    let sa = C::sqr_lazy(&la);
+    let sb = C::sqr_lazy(&lb);
+    let xa = C::canonical(&C::sub(&C::sub(&sa, &axa), &pxa));
+    let xb = C::canonical(&C::sub(&C::sub(&sb, &axb), &pxb));
+    let ta = C::mul_lazy(&la, &C::sub(&axa, &xa));
+    let tb = C::mul_lazy(&lb, &C::sub(&axb, &xb));
+    let ya = C::canonical(&C::sub(&ta, &aya));
+    let yb = C::canonical(&C::sub(&tb, &ayb));
     store_sum(ga, &xa, &ya, &pxa, &pya);
     store_sum(gb, &xb, &yb, &pxb, &pyb);
 }
 
 /// acc ← acc + P in one group.
 #[inline(always)]
-unsafe fn add_one(g: &mut Group, inv_d: &Fe) {
+unsafe fn add_one<C: Coord>(g: &mut Group<C>, inv_d: &C) {
     let [ax, ay, px, py, num] = operands(g);
-    let lambda = mul_lazy(&num, inv_d);
-    let x = canonical(&sub(&sub(&sqr_lazy(&lambda), &ax), &px));
-    let y = canonical(&sub(&mul_lazy(&lambda, &sub(&ax, &x)), &ay));
+    let lambda = C::mul_lazy(&num, inv_d);
+    let x = C::canonical(&C::sub(&C::sub(&C::sqr_lazy(&lambda), &ax), &px));
+    let y = C::canonical(&C::sub(&C::mul_lazy(&lambda, &C::sub(&ax, &x)), &ay));
     store_sum(g, &x, &y, &px, &py);
 }
 
 /// Writes out the sums of the runs that end with this step's entry `e` (the next entry `after`
 /// is in another bucket, or there is none).
 #[inline(always)]
-unsafe fn write_out(
-    g: &mut Group,
+unsafe fn write_out<C: Coord>(
+    g: &mut Group<C>,
     e: __m512i,
     after: __m512i,
-    primary: SyncPtr<Affine>,
-    extras: &mut Vec<(u32, Affine)>,
+    primary: SyncPtr<C::Point>,
+    extras: &mut Vec<(u32, C::Point)>,
 ) {
     let ends = _mm512_test_epi64_mask(bucket(e), bucket(e)) & _mm512_cmpneq_epu64_mask(bucket(e), bucket(after));
     if ends == 0 {
@@ -377,8 +394,8 @@ unsafe fn write_out(
     let mut b = [0u64; 8];
     _mm512_storeu_si512(b.as_mut_ptr() as *mut _, bucket(e));
     for l in (0..8).filter(|l| ends >> l & 1 != 0) {
-        let mut sum = Affine::default();
-        sum.set(&g.acc[0], &g.acc[1], l);
+        let mut sum = C::Point::default();
+        C::set(&mut sum, &g.acc[0], &g.acc[1], l);
         if g.cont >> l & 1 != 0 {
             extras.push((b[l] as u32, sum));
             g.cont &= !(1 << l);
@@ -394,36 +411,15 @@ unsafe fn write_out(
 /// The L2 request alone came too early for L1 and the L1 one alone too late: the first gather of
 /// each group stalled on memory, a quarter of the accumulation's time.
 #[inline(always)]
-unsafe fn prefetch<const HINT: i32>(pts: &[Affine], e: __m512i) {
+unsafe fn prefetch<C: Coord, const HINT: i32>(pts: &[C::Point], e: __m512i) {
     let mut idx = [0u64; 8];
     _mm512_storeu_si512(idx.as_mut_ptr() as *mut _, _mm512_and_si512(e, field::splat64(!NEG as u64)));
     for i in idx {
         let p = pts.as_ptr().add(i as usize) as *const i8;
-        _mm_prefetch::<HINT>(p);
-        _mm_prefetch::<HINT>(p.add(64));
+        for line in 0..std::mem::size_of::<C::Point>() / 64 {
+            _mm_prefetch::<HINT>(p.add(64 * line));
+        }
     }
-}
-
-/// 1/v in each lane (v ≠ 0): one blst inversion for the eight, by Montgomery's trick.
-#[inline(always)]
-unsafe fn invert(v: &Fe) -> Fe {
-    let a = field::to_blst::<8, 6>(&FP, v).map(|l| blst_fp { l });
-    let mut pre = a;
-    for i in 1..8 {
-        blst::blst_fp_mul(&mut pre[i], &pre[i - 1], &a[i]);
-    }
-    let mut inv = blst_fp::default();
-    blst::blst_fp_inverse(&mut inv, &pre[7]);
-    let mut out = [[0u64; 6]; 8];
-    for i in (1..8).rev() {
-        let mut t = blst_fp::default();
-        blst::blst_fp_mul(&mut t, &inv, &pre[i - 1]);
-        out[i] = t.l;
-        blst::blst_fp_mul(&mut t, &inv, &a[i]);
-        inv = t;
-    }
-    out[0] = inv.l;
-    field::from_blst::<8, 6>(&FP, &out)
 }
 
 /// Σ_b b·primary[b] for b in 1..=h (h a multiple of 8; (0, 0) entries are infinity).
