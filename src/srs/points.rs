@@ -63,10 +63,11 @@ pub fn all_g1(raw: &[u8]) -> Vec<blst_p1_affine> {
     raw.par_chunks_exact(G1_BYTES).with_min_len(4096).map(decode_g1).collect()
 }
 
-/// Full check (on curve, in the subgroup) of every `stride`-th point; returns the first bad index.
+/// Full check (on curve, in the subgroup) of every `stride`-th point, in parallel; returns the first
+/// bad index.
 pub fn check_sample_g1(raw: &[u8], stride: usize) -> Option<usize> {
     let n = raw.len() / G1_BYTES;
-    (0..n).step_by(stride.max(1)).find(|&i| {
+    (0..n).into_par_iter().step_by(stride.max(1)).find_first(|&i| {
         let mut p = blst_p1_affine::default();
         let ok = unsafe { blst::blst_p1_deserialize(&mut p, raw[i * G1_BYTES..].as_ptr()) }
             == blst::BLST_ERROR::BLST_SUCCESS;
@@ -76,7 +77,7 @@ pub fn check_sample_g1(raw: &[u8], stride: usize) -> Option<usize> {
 
 pub fn check_sample_g2(raw: &[u8], stride: usize) -> Option<usize> {
     let n = raw.len() / G2_BYTES;
-    (0..n).step_by(stride.max(1)).find(|&i| {
+    (0..n).into_par_iter().step_by(stride.max(1)).find_first(|&i| {
         let mut p = blst_p2_affine::default();
         let ok = unsafe { blst::blst_p2_deserialize(&mut p, raw[i * G2_BYTES..].as_ptr()) }
             == blst::BLST_ERROR::BLST_SUCCESS;

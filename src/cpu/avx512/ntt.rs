@@ -123,15 +123,32 @@ impl Twiddles {
 }
 
 impl CosetFactors {
-    /// Factors c·s^rev_L(i) for bit-reversed position i = 8v + t: rev_L(i) = rev_3(t)·2^(L−3) + rev_(L−3)(v).
+    /// Factors c·s^rev_L(i) for bit-reversed position i = 8v + t: rev_L(i) = rev_3(t)·2^(L−3) + rev_(L−3)(v),
+    /// so row[v] = s^rev(v) and lane[t] = c·s^(rev_3(t)·2^(L−3)). The rows are the powers of s
+    /// picked in bit-reversed order and put in our form eight at a time, in parallel.
     fn new(s: Scalar, c: Scalar, log_n: u32) -> Self {
-        let rows = 1usize << (log_n - 3);
-        let pw = powers(s, rows);
-        let row: Vec<Scalar> = (0..rows).into_par_iter().map(|v| pw[rev(v, log_n - 3)] * c).collect();
-        let s3 = s.pow_vartime([1u64 << (log_n - 3)]);
-        let lane: Vec<Scalar> = (0..8).map(|t| s3.pow_vartime([rev(t, 3) as u64])).collect();
-        let row = pack(&row).iter().flat_map(|p| (0..8).map(|l| p.get(l))).take(rows).collect();
+        let bits = log_n - 3;
+        let pw = powers(s, 1 << bits);
+        let s3 = s.pow_vartime([1u64 << bits]);
+        let lane: Vec<Scalar> = (0..8).map(|t| s3.pow_vartime([rev(t, 3) as u64]) * c).collect();
+        let mut row = vec![[0u64; 5]; 1 << bits];
+        row.par_chunks_mut(8 * TASK)
+            .enumerate()
+            .for_each(|(ci, out)| unsafe { coset_rows(out, ci * 8 * TASK, &pw, bits) });
         CosetFactors { row, lane: pack(&lane)[0] }
+    }
+}
+
+/// Rows v0.. of [`CosetFactors::new`]: s^rev(v) over `bits` bits, in our form.
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn coset_rows(out: &mut [[u64; 5]], v0: usize, pw: &[Scalar], bits: u32) {
+    let mut m = Fr8::default();
+    for (k, o) in out.chunks_mut(8).enumerate() {
+        let words: [[u64; 4]; 8] = std::array::from_fn(|l| blst::blst_fr::from(pw[rev(v0 + 8 * k + l, bits)]).l);
+        field::store(&mut m, &field::from_blst(&FR, &words));
+        for (l, x) in o.iter_mut().enumerate() {
+            *x = m.get(l);
+        }
     }
 }
 
