@@ -110,29 +110,39 @@ fn filecoin_proofs_own_proof_passes_filsnark_verify() {
     assert_eq!(code, 0, "{err}");
 }
 
+/// The built-in 2KiB sample proved with `--seed seed`, `env` set for the run.
+fn prove_fixture(params: &Path, out: &Path, seed: &str, env: &[(&str, &str)]) -> Vec<u8> {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("params/fixtures/c1-2kib-t01000-s1.json");
+    let o = std::process::Command::new(common::params::bin())
+        .args(["prove", "porep", "--c1", path_str(&fixture), "--params-dir", path_str(params), "--seed", seed])
+        .args(["-o", path_str(out)])
+        .envs(env.iter().copied())
+        .output()
+        .expect("run filsnark");
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::read(out).unwrap()
+}
+
 #[test]
 fn same_seed_gives_the_same_proof_bytes() {
     let params = init_env();
     let dir = tempfile::tempdir().unwrap();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("params/fixtures/c1-2kib-t01000-s1.json");
-    let run = |name: &str, seed: &str| {
-        let out = dir.path().join(name);
-        let o = filsnark(&[
-            "prove",
-            "porep",
-            "--c1",
-            path_str(&fixture),
-            "--params-dir",
-            path_str(&params),
-            "--seed",
-            seed,
-            "-o",
-            path_str(&out),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        std::fs::read(out).unwrap()
-    };
+    let run = |name: &str, seed: &str| prove_fixture(&params, &dir.path().join(name), seed, &[]);
     let x = run("x.proof", "7");
     assert_eq!(x, run("y.proof", "7"));
     assert_ne!(x, run("z.proof", "8"));
+}
+
+/// The AVX-512 IFMA kernels (H polynomial, G1 and G2 MSMs) and blst give the same proof. Where
+/// the CPU has no IFMA both runs take blst, and the test says so.
+#[test]
+fn avx512_and_blst_paths_give_the_same_proof_bytes() {
+    let params = init_env();
+    let dir = tempfile::tempdir().unwrap();
+    if !filsnark::cpu::avx512::available() {
+        eprintln!("no AVX-512 IFMA on this CPU: both runs take blst");
+    }
+    let ifma = prove_fixture(&params, &dir.path().join("ifma.proof"), "9", &[]);
+    let blst = prove_fixture(&params, &dir.path().join("blst.proof"), "9", &[("FILSNARK_CPU_AVX512", "0")]);
+    assert_eq!(ifma, blst);
 }
