@@ -145,7 +145,7 @@ impl Plan {
     }
 
     /// The keys of the points `range` in every window (window w's keys start at w·n), 0 where
-    /// the point is at infinity.
+    /// the point is at infinity; eight points at a time on AVX-512 ([`Plan::keys8`]).
     ///
     /// # Safety
     /// `keys` holds windows·n values, and no one else writes those of `range`.
@@ -157,13 +157,59 @@ impl Plan {
         keys: SyncPtr<u32>,
         n: usize,
     ) {
-        for i in range {
-            let (k, neg) = reduce_and_fold(&scalars[i]);
-            let kc = add_offset(&k, &self.offset);
-            let inf = inf(i);
-            for w in 0..self.windows {
-                *keys.at(w * n + i) = if inf { 0 } else { self.key(&kc, neg, w) };
+        let mut i = range.start;
+        while i < range.end {
+            let k = (range.end - i).min(8);
+            let mut kc = [[0u64; 5]; 8];
+            let (mut negs, mut infs) = (0u8, 0u8);
+            for l in 0..k {
+                let (v, neg) = reduce_and_fold(&scalars[i + l]);
+                kc[l] = add_offset(&v, &self.offset);
+                negs |= (neg as u8) << l;
+                infs |= (inf(i + l) as u8) << l;
             }
+            if k == 8 {
+                self.keys8(&kc, negs, infs, keys, i, n);
+            } else {
+                for (l, kc) in kc.iter().enumerate().take(k) {
+                    for w in 0..self.windows {
+                        let key = if infs >> l & 1 != 0 { 0 } else { self.key(kc, negs >> l & 1 != 0, w) };
+                        *keys.at(w * n + i + l) = key;
+                    }
+                }
+            }
+            i += k;
+        }
+    }
+
+    /// [`Plan::key`] of points i..i + 8 for every window, one lane per point (`negs`, `infs`:
+    /// a bit per lane), each window's eight keys stored together.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn keys8(&self, kc: &[[u64; 5]; 8], negs: u8, infs: u8, keys: SyncPtr<u32>, i: usize, n: usize) {
+        use std::arch::x86_64::*;
+        let mut lanes = [[0u64; 8]; 5];
+        for (l, k) in kc.iter().enumerate() {
+            for (j, v) in k.iter().enumerate() {
+                lanes[j][l] = *v;
+            }
+        }
+        let words = super::field::per_limb!(5, |j| _mm512_loadu_si512(lanes[j].as_ptr() as *const _));
+        let mask = _mm512_set1_epi64((1 << self.c) - 1);
+        let h = _mm512_set1_epi64(self.h as i64);
+        let flag = _mm512_set1_epi64(NEG as i64);
+        for w in 0..self.windows {
+            let bit = self.c * w;
+            let (j, shift) = (bit / 64, (bit % 64) as i64);
+            let mut v = _mm512_srl_epi64(words[j], _mm_cvtsi64_si128(shift));
+            if shift as usize + self.c > 64 && j + 1 < 5 {
+                v = _mm512_or_si512(v, _mm512_sll_epi64(words[j + 1], _mm_cvtsi64_si128(64 - shift)));
+            }
+            let d = _mm512_sub_epi64(_mm512_and_si512(v, mask), h);
+            // The sign: the digit's (d < 0) times the point's; none for d = 0.
+            let sign = (_mm512_cmplt_epi64_mask(d, _mm512_setzero_si512()) ^ negs) & _mm512_test_epi64_mask(d, d);
+            let key = _mm512_mask_or_epi64(_mm512_abs_epi64(d), sign, _mm512_abs_epi64(d), flag);
+            let key = _mm512_maskz_mov_epi64(!infs, key);
+            _mm256_storeu_si256(keys.at(w * n + i) as *mut __m256i, _mm512_cvtepi64_epi32(key));
         }
     }
 
