@@ -30,6 +30,7 @@ use rayon::prelude::*;
 
 use super::SyncPtr;
 use buckets::{Pool, Sorted, NEG};
+use coord::Coord;
 use curve::{Affine, Fe};
 pub use g2::{msm_g2_raw, sum_g2_raw};
 pub use source::Points;
@@ -76,43 +77,49 @@ pub fn msm_g1_from(points: Points, scalars: &[blst_scalar]) -> blst_p1 {
 /// [`SUM_BLOCK`] points are converted into a buffer of their own and summed in parallel (no
 /// decoding by blst, no vector of all the points).
 pub fn sum_g1_raw(raw: &[u8], indices: &[u32]) -> blst_p1 {
+    sum_raw::<Fe>(raw, indices)
+}
+
+/// [`sum_g1_raw`] in either group.
+fn sum_raw<C: Coord>(raw: &[u8], indices: &[u32]) -> C::Proj {
     assert!(super::available(), "AVX-512 IFMA sum called on a CPU without it");
-    let parts: Vec<blst_p1> = indices.par_chunks(SUM_BLOCK).map(|block| unsafe { sum_block(raw, block) }).collect();
-    let mut out = blst_p1::default();
+    let parts: Vec<C::Proj> =
+        indices.par_chunks(SUM_BLOCK).map(|block| unsafe { sum_block::<C>(raw, block) }).collect();
+    let mut out = C::Proj::default();
     for p in &parts {
-        unsafe { blst::blst_p1_add_or_double(&mut out, &out, p) };
+        C::proj_add(&mut out, p);
     }
     out
 }
 
-/// Points per block of [`sum_g1_raw`].
+/// Points per block of [`sum_raw`].
 const SUM_BLOCK: usize = 1 << 15;
 
 #[target_feature(enable = "avx512f,avx512ifma")]
-unsafe fn sum_block(raw: &[u8], block: &[u32]) -> blst_p1 {
+unsafe fn sum_block<C: Coord>(raw: &[u8], block: &[u32]) -> C::Proj {
     // Points at infinity add nothing, and the accumulation takes every entry for a real point.
     let live: Vec<u32> = block
         .iter()
         .copied()
-        .filter(|&i| !crate::srs::points::is_infinity(&raw[i as usize * crate::srs::points::G1_BYTES..]))
+        .filter(|&i| !crate::srs::points::is_infinity(&raw[i as usize * C::RAW_BYTES..]))
         .collect();
     let mut pts = Vec::with_capacity(live.len().next_multiple_of(8));
     for at in live.chunks(8) {
-        pts.extend_from_slice(&source::convert8_at(raw, at)[..at.len()]);
+        pts.extend_from_slice(&C::convert8_at(raw, at)[..at.len()]);
+    }
+    if pts.is_empty() {
+        return C::Proj::default();
     }
     let entries: Vec<u64> = (0..pts.len() as u64).map(|i| 1 << 32 | i).collect();
-    if entries.is_empty() {
-        return blst_p1::default();
-    }
     let groups = (entries.len() / (8 * 64)).clamp(1, 32);
     let cut = buckets::Cut { groups, len: entries.len().div_ceil(8 * groups) };
-    let mut primary = [Affine::default(); 2];
-    let mut extras = buckets::accumulate::<Fe>(&pts, &entries, 0, cut, SyncPtr(primary.as_mut_ptr()));
+    let mut primary = [C::Point::default(); 2];
+    let mut extras = buckets::accumulate::<C>(&pts, &entries, 0, cut, SyncPtr(primary.as_mut_ptr()));
     extras.push((1, primary[1]));
-    let sums: Vec<Affine> = extras.iter().map(|e| e.1).collect();
-    let mut out = blst_p1::default();
-    for p in sums.chunks(8).flat_map(|c| curve::to_affine_blst(c)) {
-        blst::blst_p1_add_or_double_affine(&mut out, &out, &p);
+    let sums: Vec<C::Point> = extras.iter().map(|e| e.1).collect();
+    let mut out = C::Proj::default();
+    for p in sums.chunks(8).flat_map(|c| C::to_blst(c)) {
+        C::proj_add_affine(&mut out, &p);
     }
     out
 }
@@ -275,7 +282,7 @@ fn msm_chunk(points: Points, scalars: &[blst_scalar]) -> blst_p1 {
     let pool = Pool::default();
     let sums: Vec<blst_p1> =
         (0..plan.windows).into_par_iter().map(|w| window_sum(&pts, &keys[w * n..(w + 1) * n], &plan, &pool)).collect();
-    horner(&sums, plan.c)
+    horner::<Fe>(&sums, plan.c)
 }
 
 /// The points in our form and, window after window, the keys (n per window). The keys are read
@@ -352,23 +359,36 @@ impl<T: Copy> Drop for HugeBuf<T> {
 
 /// Σ_b b·(Σ of the points in bucket b) for one window's keys.
 fn window_sum(pts: &[Affine], keys: &[u32], plan: &Plan, pool: &Pool) -> blst_p1 {
+    let Some((primary, extras)) = window_buckets::<Fe>(pts, keys, plan, pool) else {
+        return blst_p1::default();
+    };
+    let mut sum = unsafe { buckets::bucket_sums(&primary, plan.h) };
+    let rest = extras_sum::<Fe>(&extras);
+    unsafe { blst::blst_p1_add_or_double(&mut sum, &sum, &rest) };
+    sum
+}
+
+/// A window's buckets and the partial sums (bucket, E) of runs cut between slices.
+type Buckets<C> = (Vec<<C as Coord>::Point>, Vec<(u32, <C as Coord>::Point)>);
+
+/// One window's buckets, in either group: `primary[b]` (b in 1..=h; infinity where empty) for
+/// the runs that begin at their bucket's first entry, and the partial sums (b, E) of the runs cut
+/// between slices. None where no point has a digit.
+fn window_buckets<C: Coord>(pts: &[C::Point], keys: &[u32], plan: &Plan, pool: &Pool) -> Option<Buckets<C>> {
     let sorted = Sorted::new(keys, plan.h, pool);
     let m = sorted.entries.len();
     if m == 0 {
-        return blst_p1::default();
+        return None;
     }
-    let mut primary = vec![Affine::default(); plan.h + 1];
+    let mut primary = vec![C::Point::default(); plan.h + 1];
     let out = SyncPtr(primary.as_mut_ptr());
     let (tasks, cut) = task_cut(m, plan.windows);
-    let extras: Vec<(u32, Affine)> = (0..tasks)
+    let extras: Vec<(u32, C::Point)> = (0..tasks)
         .into_par_iter()
-        .flat_map_iter(|t| unsafe { buckets::accumulate::<Fe>(pts, &sorted.entries, t, cut, out) })
+        .flat_map_iter(|t| unsafe { buckets::accumulate::<C>(pts, &sorted.entries, t, cut, out) })
         .collect();
     pool.give(sorted.entries);
-    let mut sum = unsafe { buckets::bucket_sums(&primary, plan.h) };
-    let rest = extras_sum(&extras);
-    unsafe { blst::blst_p1_add_or_double(&mut sum, &sum, &rest) };
-    sum
+    Some((primary, extras))
 }
 
 /// How a window's m sorted entries are cut into accumulation tasks: every thread busy (windows
@@ -383,41 +403,29 @@ fn task_cut(m: usize, windows: usize) -> (usize, buckets::Cut) {
 }
 
 /// Σ b·E for the partial bucket sums (b, E) (blst Pippenger, one thread).
-fn extras_sum(extras: &[(u32, Affine)]) -> blst_p1 {
-    let mut out = blst_p1::default();
+fn extras_sum<C: Coord>(extras: &[(u32, C::Point)]) -> C::Proj {
     if extras.is_empty() {
-        return out;
+        return C::Proj::default();
     }
-    let pts: Vec<Affine> = extras.iter().map(|e| e.1).collect();
-    let pts: Vec<blst_p1_affine> = pts.chunks(8).flat_map(|c| unsafe { to_blst8(c) }).collect();
+    let pts: Vec<C::Point> = extras.iter().map(|e| e.1).collect();
+    let pts: Vec<C::BlstAffine> = pts.chunks(8).flat_map(|c| unsafe { C::to_blst(c) }).collect();
     // blst reads ⌈nbits/8⌉ bytes per scalar.
     let nbits = (32 - extras.iter().map(|e| e.0).max().unwrap_or(0).leading_zeros() as usize).max(1);
     let mut scalars = Vec::with_capacity(extras.len() * 4);
     for e in extras {
         scalars.extend_from_slice(&e.0.to_le_bytes()[..nbits.div_ceil(8)]);
     }
-    let p = [pts.as_ptr(), std::ptr::null()];
-    let s = [scalars.as_ptr(), std::ptr::null()];
-    unsafe {
-        let mut scratch = vec![0u64; blst::blst_p1s_mult_pippenger_scratch_sizeof(pts.len()) / 8];
-        blst::blst_p1s_mult_pippenger(&mut out, p.as_ptr(), pts.len(), s.as_ptr(), nbits, scratch.as_mut_ptr());
-    }
-    out
-}
-
-#[target_feature(enable = "avx512f,avx512ifma")]
-unsafe fn to_blst8(pts: &[Affine]) -> Vec<blst_p1_affine> {
-    curve::to_affine_blst(pts)
+    C::pippenger(&pts, &scalars, nbits)
 }
 
 /// Σ_w 2^(c·w)·sums[w].
-fn horner(sums: &[blst_p1], c: usize) -> blst_p1 {
-    let mut acc = blst_p1::default();
+fn horner<C: Coord>(sums: &[C::Proj], c: usize) -> C::Proj {
+    let mut acc = C::Proj::default();
     for s in sums.iter().rev() {
         for _ in 0..c {
-            unsafe { blst::blst_p1_double(&mut acc, &acc) };
+            C::proj_double(&mut acc);
         }
-        unsafe { blst::blst_p1_add_or_double(&mut acc, &acc, s) };
+        C::proj_add(&mut acc, s);
     }
     acc
 }

@@ -8,11 +8,13 @@
 //! `canonical` takes < 2p.
 use std::arch::x86_64::*;
 
-use blst::blst_fp;
+use blst::{blst_fp, blst_p1, blst_p1_affine, blst_p2, blst_p2_affine};
 
 use super::super::field::{self, per_limb, Lanes, Packed};
 use super::super::FP;
 use super::curve::{self, Affine, Fe};
+use super::source;
+use crate::srs::points::{G1_BYTES, G2_BYTES};
 
 /// A field whose elements are a point's coordinates, eight lanes at a time.
 pub trait Coord: Copy {
@@ -41,6 +43,23 @@ pub trait Coord: Copy {
     unsafe fn gather(pts: *const Self::Point, idx: __m512i) -> (Self, Self);
     /// Writes lane `lane` of (x, y) as one point.
     fn set(p: &mut Self::Point, x: &Self::Mem, y: &Self::Mem, lane: usize);
+
+    // The curve's points on blst's side, where sums leave the lanes.
+    /// blst's Jacobian and affine points.
+    type Proj: Copy + Default + Send;
+    type BlstAffine: Copy;
+    /// Bytes of one uncompressed point in a `.params` section.
+    const RAW_BYTES: usize;
+    /// The raw points `at` (≤ 8 indices into a section's bytes) in our form, the rest at infinity.
+    unsafe fn convert8_at(raw: &[u8], at: &[u32]) -> [Self::Point; 8];
+    /// Up to eight of our points in blst's affine form.
+    unsafe fn to_blst(pts: &[Self::Point]) -> Vec<Self::BlstAffine>;
+    fn proj_add(acc: &mut Self::Proj, p: &Self::Proj);
+    fn proj_add_affine(acc: &mut Self::Proj, p: &Self::BlstAffine);
+    fn proj_double(acc: &mut Self::Proj);
+    /// Σ scalars_i·pts_i by blst's Pippenger (one thread), scalars `nbits` wide, little-endian,
+    /// ⌈nbits/8⌉ bytes each.
+    fn pippenger(pts: &[Self::BlstAffine], scalars: &[u8], nbits: usize) -> Self::Proj;
 }
 
 impl Coord for Fe {
@@ -103,6 +122,41 @@ impl Coord for Fe {
     fn set(p: &mut Affine, x: &Packed<8>, y: &Packed<8>, lane: usize) {
         p.set(x, y, lane)
     }
+
+    type Proj = blst_p1;
+    type BlstAffine = blst_p1_affine;
+    const RAW_BYTES: usize = G1_BYTES;
+    unsafe fn convert8_at(raw: &[u8], at: &[u32]) -> [Affine; 8] {
+        source::convert8_at(raw, at)
+    }
+    unsafe fn to_blst(pts: &[Affine]) -> Vec<blst_p1_affine> {
+        to_blst_g1(pts)
+    }
+    fn proj_add(acc: &mut blst_p1, p: &blst_p1) {
+        unsafe { blst::blst_p1_add_or_double(acc, acc, p) };
+    }
+    fn proj_add_affine(acc: &mut blst_p1, p: &blst_p1_affine) {
+        unsafe { blst::blst_p1_add_or_double_affine(acc, acc, p) };
+    }
+    fn proj_double(acc: &mut blst_p1) {
+        unsafe { blst::blst_p1_double(acc, acc) };
+    }
+    fn pippenger(pts: &[blst_p1_affine], scalars: &[u8], nbits: usize) -> blst_p1 {
+        let mut out = blst_p1::default();
+        let (p, s) = ([pts.as_ptr(), std::ptr::null()], [scalars.as_ptr(), std::ptr::null()]);
+        unsafe {
+            let mut scratch = vec![0u64; blst::blst_p1s_mult_pippenger_scratch_sizeof(pts.len()) / 8];
+            blst::blst_p1s_mult_pippenger(&mut out, p.as_ptr(), pts.len(), s.as_ptr(), nbits, scratch.as_mut_ptr());
+        }
+        out
+    }
+}
+
+/// [`curve::to_affine_blst`] compiled with the features its intrinsics need (callers of
+/// [`Coord::to_blst`] need not have them).
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn to_blst_g1(pts: &[Affine]) -> Vec<blst_p1_affine> {
+    curve::to_affine_blst(pts)
 }
 
 /// 1/v in each lane (v ≠ 0): one blst inversion for the eight, by Montgomery's trick.
@@ -222,5 +276,33 @@ impl Coord for Fe2 {
                 p.0[8 * k + j] = c.0[j][lane];
             }
         }
+    }
+
+    type Proj = blst_p2;
+    type BlstAffine = blst_p2_affine;
+    const RAW_BYTES: usize = G2_BYTES;
+    unsafe fn convert8_at(raw: &[u8], at: &[u32]) -> [Affine2; 8] {
+        source::convert8_g2_at(raw, at)
+    }
+    unsafe fn to_blst(pts: &[Affine2]) -> Vec<blst_p2_affine> {
+        source::to_affine_blst_g2(pts)
+    }
+    fn proj_add(acc: &mut blst_p2, p: &blst_p2) {
+        unsafe { blst::blst_p2_add_or_double(acc, acc, p) };
+    }
+    fn proj_add_affine(acc: &mut blst_p2, p: &blst_p2_affine) {
+        unsafe { blst::blst_p2_add_or_double_affine(acc, acc, p) };
+    }
+    fn proj_double(acc: &mut blst_p2) {
+        unsafe { blst::blst_p2_double(acc, acc) };
+    }
+    fn pippenger(pts: &[blst_p2_affine], scalars: &[u8], nbits: usize) -> blst_p2 {
+        let mut out = blst_p2::default();
+        let (p, s) = ([pts.as_ptr(), std::ptr::null()], [scalars.as_ptr(), std::ptr::null()]);
+        unsafe {
+            let mut scratch = vec![0u64; blst::blst_p2s_mult_pippenger_scratch_sizeof(pts.len()) / 8];
+            blst::blst_p2s_mult_pippenger(&mut out, p.as_ptr(), pts.len(), s.as_ptr(), nbits, scratch.as_mut_ptr());
+        }
+        out
     }
 }

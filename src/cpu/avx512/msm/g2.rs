@@ -8,10 +8,10 @@
 use blst::{blst_p2, blst_p2_affine, blst_scalar};
 use rayon::prelude::*;
 
-use super::buckets::{self, Pool, Sorted};
+use super::buckets::{Pool, Sorted};
 use super::coord::{Affine2, Fe2};
 use super::source::{convert8_g2_at, to_affine_blst_g2};
-use super::{task_cut, Plan, SyncPtr};
+use super::{extras_sum, horner, window_buckets, Plan, SyncPtr};
 use crate::srs::points::{is_infinity, G2_BYTES};
 
 /// Σ scalars[j]·Q_(indices[j]) over the G2 points of a section's raw bytes (scalars taken mod r
@@ -29,40 +29,7 @@ pub fn msm_g2_raw(raw: &[u8], indices: &[u32], scalars: &[blst_scalar]) -> blst_
 
 /// Σ of the G2 points `indices` of a section's raw bytes.
 pub fn sum_g2_raw(raw: &[u8], indices: &[u32]) -> blst_p2 {
-    assert!(super::super::available(), "AVX-512 IFMA sum called on a CPU without it");
-    let parts: Vec<blst_p2> = indices.par_chunks(SUM_BLOCK).map(|block| unsafe { sum_block(raw, block) }).collect();
-    let mut out = blst_p2::default();
-    for p in &parts {
-        unsafe { blst::blst_p2_add_or_double(&mut out, &out, p) };
-    }
-    out
-}
-
-/// Points per block of [`sum_g2_raw`].
-const SUM_BLOCK: usize = 1 << 14;
-
-#[target_feature(enable = "avx512f,avx512ifma")]
-unsafe fn sum_block(raw: &[u8], block: &[u32]) -> blst_p2 {
-    let live: Vec<u32> = block.iter().copied().filter(|&i| !is_infinity(&raw[i as usize * G2_BYTES..])).collect();
-    let mut pts = Vec::with_capacity(live.len().next_multiple_of(8));
-    for at in live.chunks(8) {
-        pts.extend_from_slice(&convert8_g2_at(raw, at)[..at.len()]);
-    }
-    if pts.is_empty() {
-        return blst_p2::default();
-    }
-    let entries: Vec<u64> = (0..pts.len() as u64).map(|i| 1 << 32 | i).collect();
-    let groups = (entries.len() / (8 * 64)).clamp(1, 32);
-    let cut = buckets::Cut { groups, len: entries.len().div_ceil(8 * groups) };
-    let mut primary = [Affine2::default(); 2];
-    let mut extras = buckets::accumulate::<Fe2>(&pts, &entries, 0, cut, SyncPtr(primary.as_mut_ptr()));
-    extras.push((1, primary[1]));
-    let sums: Vec<Affine2> = extras.iter().map(|e| e.1).collect();
-    let mut out = blst_p2::default();
-    for p in sums.chunks(8).flat_map(|c| to_affine_blst_g2(c)) {
-        blst::blst_p2_add_or_double_affine(&mut out, &out, &p);
-    }
-    out
+    super::sum_raw::<Fe2>(raw, indices)
 }
 
 /// The plan for n G2 points: a bucket of Σ b·B_b costs two blst additions, some seven batch-affine
@@ -97,31 +64,14 @@ fn msm_chunk(raw: &[u8], indices: &[u32], scalars: &[blst_scalar]) -> blst_p2 {
     let pool = Pool::default();
     let sums: Vec<blst_p2> =
         (0..plan.windows).into_par_iter().map(|w| window_sum(&pts, &keys[w * n..(w + 1) * n], &plan, &pool)).collect();
-    let mut acc = blst_p2::default();
-    for s in sums.iter().rev() {
-        for _ in 0..plan.c {
-            unsafe { blst::blst_p2_double(&mut acc, &acc) };
-        }
-        unsafe { blst::blst_p2_add_or_double(&mut acc, &acc, s) };
-    }
-    acc
+    horner::<Fe2>(&sums, plan.c)
 }
 
 /// Σ_b b·(Σ of the points in bucket b) for one window's keys.
 fn window_sum(pts: &[Affine2], keys: &[u32], plan: &Plan, pool: &Pool) -> blst_p2 {
-    let sorted = Sorted::new(keys, plan.h, pool);
-    let m = sorted.entries.len();
-    if m == 0 {
+    let Some((primary, extras)) = window_buckets::<Fe2>(pts, keys, plan, pool) else {
         return blst_p2::default();
-    }
-    let mut primary = vec![Affine2::default(); plan.h + 1];
-    let out = SyncPtr(primary.as_mut_ptr());
-    let (tasks, cut) = task_cut(m, plan.windows);
-    let extras: Vec<(u32, Affine2)> = (0..tasks)
-        .into_par_iter()
-        .flat_map_iter(|t| unsafe { buckets::accumulate::<Fe2>(pts, &sorted.entries, t, cut, out) })
-        .collect();
-    pool.give(sorted.entries);
+    };
     // Σ b·B_b from the top: S += B_b, T += S.
     let buckets: Vec<blst_p2_affine> = primary[1..].chunks(8).flat_map(|c| unsafe { to_affine_blst_g2(c) }).collect();
     let (mut s, mut t) = (blst_p2::default(), blst_p2::default());
@@ -131,31 +81,9 @@ fn window_sum(pts: &[Affine2], keys: &[u32], plan: &Plan, pool: &Pool) -> blst_p
             blst::blst_p2_add_or_double(&mut t, &t, &s);
         }
     }
-    let rest = extras_sum(&extras);
+    let rest = extras_sum::<Fe2>(&extras);
     unsafe { blst::blst_p2_add_or_double(&mut t, &t, &rest) };
     t
-}
-
-/// Σ b·E for the partial bucket sums (b, E) (blst Pippenger, one thread).
-fn extras_sum(extras: &[(u32, Affine2)]) -> blst_p2 {
-    let mut out = blst_p2::default();
-    if extras.is_empty() {
-        return out;
-    }
-    let pts: Vec<Affine2> = extras.iter().map(|e| e.1).collect();
-    let pts: Vec<blst_p2_affine> = pts.chunks(8).flat_map(|c| unsafe { to_affine_blst_g2(c) }).collect();
-    let nbits = (32 - extras.iter().map(|e| e.0).max().unwrap_or(0).leading_zeros() as usize).max(1);
-    let mut scalars = Vec::with_capacity(extras.len() * 4);
-    for e in extras {
-        scalars.extend_from_slice(&e.0.to_le_bytes()[..nbits.div_ceil(8)]);
-    }
-    let p = [pts.as_ptr(), std::ptr::null()];
-    let s = [scalars.as_ptr(), std::ptr::null()];
-    unsafe {
-        let mut scratch = vec![0u64; blst::blst_p2s_mult_pippenger_scratch_sizeof(pts.len()) / 8];
-        blst::blst_p2s_mult_pippenger(&mut out, p.as_ptr(), pts.len(), s.as_ptr(), nbits, scratch.as_mut_ptr());
-    }
-    out
 }
 
 #[cfg(test)]
@@ -263,7 +191,7 @@ mod tests {
             return;
         }
         let mut rng = ChaCha8Rng::seed_from_u64(23);
-        let n = SUM_BLOCK + 700;
+        let n = super::super::SUM_BLOCK + 700;
         let mut pts = points(n, &mut rng);
         for i in (0..n).step_by(11) {
             pts[i] = blst_p2_affine::default();
