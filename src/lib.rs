@@ -25,3 +25,4 @@ pub mod porep;
 pub mod setup;
 pub mod srs;
 pub mod synth;
+pub mod witness;
