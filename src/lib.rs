@@ -14,14 +14,16 @@
 pub mod bench;
 pub mod circuit;
 pub mod cpu;
+pub mod devices;
 pub mod ec;
-pub mod fr;
+pub mod field;
 pub mod gpu;
 pub mod groth16;
 pub mod input;
 pub mod interrupt;
 pub mod pipeline;
 pub mod porep;
+pub mod prover;
 pub mod setup;
 pub mod srs;
 pub mod synth;

@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context, Result};
 
 use crate::circuit::{statement, SealPublic, SectorIdentity};
-use crate::cpu::prover::ProveTimings;
+use crate::cpu::backend::CpuBackend;
 use crate::groth16::{PreparedVerifyingKey, Proof};
 use crate::input::C1Input;
-use crate::pipeline::backend::{Backend, Cpu};
 use crate::pipeline::budget::MemoryPlan;
 use crate::pipeline::porep::{self as pp, Input, NoEvents, ParamsCache};
+use crate::prover::{Backend, ProveTimings};
 use crate::srs::{self, ParamsFile, VerifyingKey};
 
 pub struct ProveOptions {
@@ -56,7 +56,7 @@ pub struct PartitionReport {
 /// Proves every partition of a c1.json through the pipeline on the CPU backend and verifies
 /// each partition proof.
 pub fn prove(c1: &C1Input, opts: &ProveOptions) -> Result<ProveReport> {
-    prove_with(c1, opts, &Cpu::new())
+    prove_with(c1, opts, &CpuBackend::new())
 }
 
 /// [`prove`] on a given backend.

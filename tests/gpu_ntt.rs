@@ -137,7 +137,7 @@ fn gpu_ntt_round_trip_2_27() {
     let mut buf = gpu.upload(scalar_words(&x)).unwrap();
     ntt.ntt(&gpu, &mut buf, log_n, false).unwrap();
     let fwd = download(&buf);
-    let w = filsnark::cpu::ntt::root_of_unity(log_n);
+    let w = filsnark::field::root_of_unity(log_n);
     for i in [0usize, 1, 12345, n / 2 + 7, n - 1] {
         let at = w.pow_vartime([i as u64]);
         let e = x.par_chunks(1 << 16).enumerate().map(|(c, ch)| {

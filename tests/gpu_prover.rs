@@ -137,8 +137,9 @@ fn porep_2kib_same_bytes_on_gpu_and_cpu_and_chain_accepts() {
 #[test]
 #[ignore]
 fn device_out_of_memory_falls_back_to_cpu_under_auto_only() {
+    use filsnark::devices::GpusWithCpuFallback;
     use filsnark::gpu::backend::GpuBackend;
-    use filsnark::pipeline::backend::Backend;
+    use filsnark::prover::Backend;
     let dir = tempfile::tempdir().unwrap();
     let log_n = 16;
     let srs = chain_params(dir.path(), log_n);
@@ -147,8 +148,8 @@ fn device_out_of_memory_falls_back_to_cpu_under_auto_only() {
     let asg = cs.finish();
     let (r, s) = (Scalar::from(3u64), Scalar::from(5u64));
     let (cpu, _) = filsnark::cpu::prover::prove(&srs, asg.clone(), r, s).unwrap();
-    let auto = GpuBackend::open(&[0], None, true).expect("a GPU");
-    let strict = GpuBackend::open(&[0], None, false).expect("a GPU");
+    let auto = GpusWithCpuFallback::new(GpuBackend::open(&[0], None).expect("a GPU"));
+    let strict = GpuBackend::open(&[0], None).expect("a GPU");
 
     let hog = filsnark::gpu::Gpu::open(0).unwrap();
     let mut held = Vec::new();

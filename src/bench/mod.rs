@@ -20,8 +20,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::circuit::SectorIdentity;
 use crate::input::C1Input;
-use crate::pipeline::backend::Backend;
 use crate::pipeline::porep::{self as pp, Events, Input, ParamsCache};
+use crate::prover::Backend;
 use report::BenchReport;
 
 pub struct BenchOptions {

@@ -8,9 +8,9 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::BenchOptions;
-use crate::pipeline::backend::Backend;
 use crate::pipeline::budget::Bytes;
 use crate::pipeline::porep::{Input, RunReport};
+use crate::prover::Backend;
 
 pub const SCHEMA: &str = "filsnark-bench-porep";
 pub const SCHEMA_VERSION: u32 = 1;

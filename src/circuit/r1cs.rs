@@ -198,7 +198,7 @@ impl R1csCs {
 
     #[inline]
     pub(super) fn coeff_id(ids: &mut HashMap<[u64; 4], u32>, coeffs: &mut Vec<Scalar>, c: &Scalar) -> u32 {
-        if crate::fr::is_one(c) {
+        if crate::field::fr::is_one(c) {
             return ONE_ID;
         }
         *ids.entry(limbs(c)).or_insert_with(|| {
@@ -211,14 +211,14 @@ impl R1csCs {
         let R1cs { a, b, c, coeffs, .. } = &mut self.r;
         let m = [a, b, c].into_iter().nth(which).unwrap();
         for (&i, coeff) in lc.iter_inputs() {
-            if crate::fr::is_zero(coeff) {
+            if crate::field::fr::is_zero(coeff) {
                 continue;
             }
             m.cols.push(i as u32 | INPUT_FLAG);
             m.coeff_ids.push(Self::coeff_id(&mut self.ids, coeffs, coeff));
         }
         for (&i, coeff) in lc.iter_aux() {
-            if crate::fr::is_zero(coeff) {
+            if crate::field::fr::is_zero(coeff) {
                 continue;
             }
             m.cols.push(i as u32);

@@ -153,7 +153,7 @@ impl R1csWindow<'_> {
         let inputs = lc.iter_inputs().map(|(&i, c)| (i as u32 | INPUT_FLAG, c));
         let terms = inputs.chain(lc.iter_aux().map(|(&i, c)| (i as u32, c)));
         for (col, coeff) in terms {
-            if crate::fr::is_zero(coeff) {
+            if crate::field::fr::is_zero(coeff) {
                 continue;
             }
             let id = R1csCs::coeff_id(&mut self.ids, &mut self.coeffs, coeff);

@@ -123,7 +123,7 @@ fn eval(
 ) -> Scalar {
     let mut acc = Scalar::ZERO;
     for (&i, coeff) in lc.iter_inputs() {
-        if crate::fr::is_zero(coeff) {
+        if crate::field::fr::is_zero(coeff) {
             continue;
         }
         acc += term(inputs[i], coeff);
@@ -132,7 +132,7 @@ fn eval(
         }
     }
     for (&i, coeff) in lc.iter_aux() {
-        if crate::fr::is_zero(coeff) {
+        if crate::field::fr::is_zero(coeff) {
             continue;
         }
         acc += term(aux[i], coeff);
@@ -145,9 +145,9 @@ fn eval(
 
 #[inline]
 pub(super) fn term(value: Scalar, coeff: &Scalar) -> Scalar {
-    if crate::fr::is_one(coeff) {
+    if crate::field::fr::is_one(coeff) {
         value
-    } else if crate::fr::is_zero(&value) {
+    } else if crate::field::fr::is_zero(&value) {
         Scalar::ZERO
     } else {
         value * coeff

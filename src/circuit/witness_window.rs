@@ -172,7 +172,7 @@ impl WitnessWindow<'_> {
     fn eval(&mut self, lc: &LinearCombination<Scalar>, part: Part) -> Scalar {
         let mut acc = Scalar::ZERO;
         for (&i, coeff) in lc.iter_inputs() {
-            if crate::fr::is_zero(coeff) {
+            if crate::field::fr::is_zero(coeff) {
                 continue;
             }
             let Some(v) = self.input_value(i) else {
@@ -185,7 +185,7 @@ impl WitnessWindow<'_> {
             }
         }
         for (&i, coeff) in lc.iter_aux() {
-            if crate::fr::is_zero(coeff) {
+            if crate::field::fr::is_zero(coeff) {
                 continue;
             }
             if let Some(&v) = self.prefix_aux.get(i) {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Subcommand;
 use filsnark::input::PorepKind;
-use filsnark::pipeline::backend::DeviceChoice;
+use filsnark::prover::DeviceChoice;
 use filsnark::setup::{self, marker_path, SetupOptions};
 use filsnark::srs::{ParamsFile, SectionKind};
 

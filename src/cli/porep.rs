@@ -4,10 +4,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::circuit::SectorIdentity;
+use filsnark::devices;
 use filsnark::input::C1Input;
-use filsnark::pipeline::backend::{self, Backend, DeviceChoice};
 use filsnark::pipeline::budget::parse_size;
 use filsnark::porep::{self, ProveOptions};
+use filsnark::prover::{Backend, DeviceChoice};
 
 use super::Invalid;
 
@@ -69,7 +70,7 @@ pub struct DeviceArgs {
 
 impl DeviceArgs {
     pub fn backend(&self) -> Result<Box<dyn Backend>> {
-        backend::select(&self.device, self.gpu_mem_cap)
+        devices::select(&self.device, self.gpu_mem_cap)
     }
 }
 

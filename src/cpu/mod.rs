@@ -3,6 +3,7 @@
 //! addition, other Pippenger). The reference for the GPU and the fallback without one.
 #[cfg(target_arch = "x86_64")]
 pub mod avx512;
+pub mod backend;
 pub mod h_poly;
 pub mod msm;
 pub mod ntt;

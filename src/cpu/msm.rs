@@ -27,9 +27,9 @@ impl Split {
     pub fn new<'a>(scalars: impl Iterator<Item = &'a Scalar>) -> Self {
         let mut s = Split::default();
         for (i, v) in scalars.enumerate() {
-            if crate::fr::is_zero(v) {
+            if crate::field::fr::is_zero(v) {
                 continue;
-            } else if crate::fr::is_one(v) {
+            } else if crate::field::fr::is_one(v) {
                 s.ones.push(i as u32);
             } else {
                 s.others.push(i as u32);

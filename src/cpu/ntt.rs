@@ -7,8 +7,10 @@
 //! block, in parallel over blocks; wider stages sweep the array, in parallel over butterflies.
 //! Twiddles (ω^i and ω^-i for i < n/2) are precomputed once per domain.
 use blstrs::Scalar;
-use ff::{Field, PrimeField};
+use ff::Field;
 use rayon::prelude::*;
+
+use crate::field::{powers, root_of_unity};
 
 /// Elements per cache-resident block.
 const BLOCK_LOG: u32 = 14;
@@ -33,29 +35,6 @@ pub enum Direction {
     Forward,
     /// Evaluations → n·coefficients (the caller scales by 1/n).
     Inverse,
-}
-
-/// A primitive 2^log_n-th root of unity (Fr has 2-adicity 32).
-pub fn root_of_unity(log_n: u32) -> Scalar {
-    assert!(log_n <= Scalar::S, "domain 2^{log_n} exceeds Fr's 2-adicity");
-    let mut w = Scalar::ROOT_OF_UNITY;
-    for _ in log_n..Scalar::S {
-        w = w.square();
-    }
-    w
-}
-
-/// base^0 … base^(count-1).
-pub fn powers(base: Scalar, count: usize) -> Vec<Scalar> {
-    let mut out = vec![Scalar::ZERO; count];
-    out.par_chunks_mut(PIECE).enumerate().for_each(|(c, part)| {
-        let mut acc = base.pow_vartime([(c * PIECE) as u64]);
-        for v in part {
-            *v = acc;
-            acc *= base;
-        }
-    });
-    out
 }
 
 #[inline]
@@ -247,7 +226,7 @@ mod tests {
             let mut e = coeffs.clone();
             d.ntt(&mut e);
             d.dif(&mut e, Direction::Inverse);
-            let g = Scalar::MULTIPLICATIVE_GENERATOR;
+            let g = <Scalar as ff::PrimeField>::MULTIPLICATIVE_GENERATOR;
             d.scale_bitrev(&mut e, g, d.n_inv);
             d.dit(&mut e, Direction::Forward);
             let i = d.n - 1;

@@ -1,29 +1,41 @@
-//! The GPUs as a pipeline [`Backend`]: one [`GpuProver`] per device, one device lock each.
-//! When the device fails (out of memory, a kernel error) and the user did not insist on the GPU,
-//! the partition is proved on the CPU instead, with a warning naming the device and the kernel.
+//! The GPUs as a [`Backend`]: one [`GpuProver`] per device, one device lock each. A device
+//! failure (out of memory, a kernel error) is an error here; handing the partition to the CPU
+//! instead is the caller's choice ([`crate::devices`]).
 use anyhow::Result;
 use blstrs::Scalar;
 
 use super::prover::GpuProver;
 use crate::circuit::Assignment;
-use crate::pipeline::backend::{Backend, Proved};
+use crate::groth16::Proof;
+use crate::prover::{Backend, ProveTimings, Proved};
 use crate::srs::ParamsFile;
 
 pub struct GpuBackend {
     provers: Vec<GpuProver>,
-    /// Prove on the CPU when a device fails (`--device auto`).
-    fallback: bool,
 }
 
 impl GpuBackend {
     /// Opens the given device ordinals; `cap` limits each device's usable memory.
-    pub fn open(ordinals: &[usize], cap: Option<u64>, fallback: bool) -> super::Result<GpuBackend> {
+    pub fn open(ordinals: &[usize], cap: Option<u64>) -> super::Result<GpuBackend> {
         let provers = ordinals.iter().map(|&o| GpuProver::open(o, cap)).collect::<super::Result<Vec<_>>>()?;
-        Ok(GpuBackend { provers, fallback })
+        Ok(GpuBackend { provers })
     }
 
     pub fn provers(&self) -> &[GpuProver] {
         &self.provers
+    }
+
+    /// Proves on device `device`, borrowing the assignment so that a caller can prove it
+    /// elsewhere when the device fails.
+    pub fn prove_borrowed(
+        &self,
+        device: usize,
+        srs: &ParamsFile,
+        asg: &Assignment,
+        r: Scalar,
+        s: Scalar,
+    ) -> Result<(Proof, ProveTimings)> {
+        self.provers[device].prove(srs, asg, r, s)
     }
 }
 
@@ -54,15 +66,7 @@ impl Backend for GpuBackend {
         (128u64 << 20) + (512u64 << 20)
     }
     fn prove(&self, device: usize, srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<Proved> {
-        let p = &self.provers[device];
-        match p.prove(srs, &asg, r, s) {
-            Ok((proof, timings)) => Ok(Proved { proof, timings, spent: Some(asg) }),
-            Err(e) if self.fallback => {
-                eprintln!("warning: {e:#}; proving this partition on the CPU instead");
-                let (proof, timings) = crate::cpu::prover::prove(srs, asg, r, s)?;
-                Ok(Proved { proof, timings, spent: None })
-            }
-            Err(e) => Err(e),
-        }
+        let (proof, timings) = self.prove_borrowed(device, srs, &asg, r, s)?;
+        Ok(Proved { proof, timings, spent: Some(asg) })
     }
 }

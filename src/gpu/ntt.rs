@@ -22,7 +22,7 @@
 //! (floor ~250 ms).
 use super::driver::KernelArg;
 use super::{DeviceBuffer, Event, Gpu, GpuError, Module, Result};
-use crate::cpu::ntt::{powers, root_of_unity};
+use crate::field::{powers, root_of_unity};
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rand::SeedableRng;

@@ -20,9 +20,9 @@ use super::srs::{resident_bytes, ResidentSrs};
 use super::{DeviceBuffer, Gpu, Module};
 use crate::circuit::witness::QueryScalars;
 use crate::circuit::Assignment;
-use crate::cpu::prover::{query_results, ProveTimings};
-use crate::groth16::prove::{assemble, shape_of};
+use crate::groth16::prove::{assemble, shape_of, QueryResults};
 use crate::groth16::Proof;
+use crate::prover::ProveTimings;
 use crate::srs::{ParamsFile, SectionKind};
 
 /// The prover of one device: its context, kernels, and the resident SRS when there is one.
@@ -156,7 +156,7 @@ impl GpuProver {
             self.msm.msm_g2(gpu, points(SectionKind::BG2), &b_dev, 0).with_context(|| format!("{label}: B G2 MSM"))?;
         t.b_g2_msm = clock.elapsed();
 
-        Ok((assemble(&srs.vk, &query_results(&h, &l, &a, &b_g1, &b_g2), r, s), t))
+        Ok((assemble(&srs.vk, &QueryResults::from_blst(&h, &l, &a, &b_g1, &b_g2), r, s), t))
     }
 
     /// Copies scalars to the device (8 words each, Montgomery form, as blstrs holds them).

@@ -18,15 +18,14 @@
 //! - **Queue.** A synthesized job releases its host permit and waits for a device. The queue is
 //!   FIFO in the order synthesis finished and bounded: at most `in_flight − devices` jobs can be
 //!   in it, since every queued job is held by a worker.
-//! - **Device locks.** One per device ([`backend::Backend::devices`]); a queued job takes
+//! - **Device locks.** One per device ([`crate::prover::Backend::devices`]); a queued job takes
 //!   whichever device frees first. Nothing in the pipeline synchronises globally: each lock is
 //!   its own mutex and condition variable, and no stage waits for all jobs of a round.
 //! - **Errors.** The first error (or panic) in any stage aborts the run: waiting workers wake up
 //!   and leave, running stages finish their current step, and `run` returns that first error.
 //!
 //! [`run`] is generic over the [`Stages`] (the scheduling is tested with sleeping fake stages);
-//! [`porep`] instantiates it for PoRep proofs with a [`backend::Backend`].
-pub mod backend;
+//! [`porep`] instantiates it for PoRep proofs with a [`crate::prover::Backend`].
 pub mod budget;
 pub mod porep;
 

@@ -8,13 +8,12 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use super::backend::{Backend, Proved};
 use super::budget::{self, Demand, MemoryPlan};
 use super::{Record, Stages};
 use crate::circuit::{circuits_from_c1, Assignment, CircuitsDyn, SectorIdentity};
-use crate::cpu::prover::ProveTimings;
 use crate::groth16::{randomness, PreparedVerifyingKey, PROOF_BYTES};
 use crate::input::{C1Input, PorepKind};
+use crate::prover::{Backend, ProveTimings, Proved};
 use crate::srs::{self, ParamsFile};
 
 /// One c1.json ready to prove: its circuits, parameters and prepared verifying key.

@@ -13,7 +13,7 @@ use crate::gpu::fixed_base::{FixedBaseGpu, DEFAULT_CHUNK};
 use crate::gpu::layout::{scalar_words, scalar_words_mut};
 use crate::gpu::ntt::Ntt;
 use crate::gpu::Gpu;
-use crate::pipeline::backend::DeviceChoice;
+use crate::prover::DeviceChoice;
 
 /// Points per step of a section on the CPU.
 const CPU_CHUNK: usize = 1 << 18;

@@ -46,7 +46,7 @@ use rayon::prelude::*;
 
 use crate::circuit::r1cs::{Matrix, R1cs};
 use crate::input::PorepKind;
-use crate::pipeline::backend::DeviceChoice;
+use crate::prover::DeviceChoice;
 use crate::srs::file::{SectionKind, Shape, VerifyingKey};
 use crate::srs::locate::DEFAULT_DIR;
 use crate::srs::write::{vk_bytes, ParamsWriter};

@@ -117,7 +117,7 @@ mod tests {
         let log_n = 5;
         let lag = lagrange_at(tau, log_n);
         // Σ_r L_r(τ)·f(ω^r) = f(τ) for f of degree < n; take f(x) = 3 + x^7.
-        let w = crate::cpu::ntt::root_of_unity(log_n);
+        let w = crate::field::root_of_unity(log_n);
         let f = |x: Scalar| Scalar::from(3u64) + x.pow_vartime([7u64]);
         let sum = lag.iter().enumerate().fold(Scalar::ZERO, |acc, (r, l)| acc + *l * f(w.pow_vartime([r as u64])));
         assert_eq!(sum, f(tau));

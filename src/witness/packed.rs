@@ -110,9 +110,9 @@ impl PackedAux {
     pub fn from_scalars(aux: &[Scalar]) -> Self {
         let mut p = PackedAux::with_capacity(aux.len(), 0);
         for v in aux {
-            if crate::fr::is_zero(v) {
+            if crate::field::fr::is_zero(v) {
                 p.push_bit(false);
-            } else if crate::fr::is_one(v) {
+            } else if crate::field::fr::is_one(v) {
                 p.push_bit(true);
             } else {
                 p.push_field(*v);
@@ -147,7 +147,10 @@ mod tests {
         let p = PackedAux::from_scalars(&values);
         assert_eq!(p.len(), values.len());
         assert_eq!(p.to_scalars(), values);
-        assert_eq!(p.fields().len(), values.iter().filter(|v| !crate::fr::is_zero(v) && !crate::fr::is_one(v)).count());
+        assert_eq!(
+            p.fields().len(),
+            values.iter().filter(|v| !crate::field::fr::is_zero(v) && !crate::field::fr::is_one(v)).count()
+        );
         assert!(p.is_field(3) && !p.is_field(2) && p.bit(2) && !p.bit(0));
     }
 }

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use super::field::{self, per_limb, Lanes, Packed};
 use super::{SyncPtr, FR};
-use crate::cpu::ntt::{powers, root_of_unity};
+use crate::field::{powers, root_of_unity};
 
 type Fr8 = Packed<5>;
 type L5 = Lanes<5>;

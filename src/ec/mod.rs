@@ -3,6 +3,10 @@
 //! (`gpu::layout`) and the fixed-base tables of `params setup` (`setup::fixed_base`).
 use blst::{blst_fp, blst_fp2, blst_p1, blst_p1_affine, blst_p2, blst_p2_affine};
 
+pub mod convert;
+
+pub use convert::{g1_from_blst, g2_from_blst};
+
 /// A Jacobian point from its coordinates (x = X/Z², y = Y/Z³).
 pub trait FromXyz<F> {
     fn from_xyz(x: F, y: F, z: F) -> Self;
