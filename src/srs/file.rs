@@ -10,6 +10,7 @@ use blstrs::{G1Affine, G2Affine};
 use memmap2::Mmap;
 
 use super::points::{G1_BYTES, G2_BYTES};
+use crate::ec::{G1, G2};
 
 /// The five point sections of a `.params` file, in file order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -241,8 +242,8 @@ impl ParamsFile {
             let stride = (s.count / SAMPLES_PER_SECTION).max(1);
             let raw = self.raw(s.kind);
             let bad = match s.kind {
-                SectionKind::BG2 => super::points::check_sample_g2(raw, stride),
-                _ => super::points::check_sample_g1(raw, stride),
+                SectionKind::BG2 => super::points::check_sample::<G2>(raw, stride),
+                _ => super::points::check_sample::<G1>(raw, stride),
             };
             if let Some(i) = bad {
                 return Err(format!(

@@ -14,7 +14,6 @@
 //! per sweep ([`level_pair`]); the rest run chunk by chunk. The last three levels pair lanes of
 //! one vector: each group of eight vectors is transposed (lane t of vector c = element 8t + c),
 //! so those butterflies are lane-parallel too.
-use blst::blst_scalar;
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
@@ -23,6 +22,7 @@ use std::sync::{Arc, Mutex};
 
 use super::field::{self, per_limb, Lanes, Packed};
 use super::{SyncPtr, FR};
+use crate::ec::{Fr, ScalarBytes};
 use crate::field::{powers, root_of_unity};
 
 type Fr8 = Packed<5>;
@@ -40,7 +40,7 @@ pub const MIN_LOG_N: u32 = 6;
 struct Twiddles(Vec<Fr8>);
 
 /// A domain of 2^log_n points with the tables of the H polynomial.
-pub struct Domain {
+pub struct LaneDomain {
     log_n: u32,
     fwd: Twiddles,
     inv: Twiddles,
@@ -63,14 +63,14 @@ fn rev(i: usize, bits: u32) -> usize {
     }
 }
 
-impl Domain {
+impl LaneDomain {
     pub fn new(log_n: u32) -> Self {
         assert!(log_n >= MIN_LOG_N, "domain 2^{log_n} below 2^{MIN_LOG_N}");
         let n = 1usize << log_n;
         let omega = root_of_unity(log_n);
         let g = Scalar::MULTIPLICATIVE_GENERATOR;
         let n_inv = Scalar::from(n as u64).invert().unwrap();
-        Domain {
+        LaneDomain {
             log_n,
             fwd: Twiddles::new(omega, log_n),
             inv: Twiddles::new(omega.invert().unwrap(), log_n),
@@ -80,16 +80,16 @@ impl Domain {
     }
 }
 
-impl Domain {
+impl LaneDomain {
     /// The domain of 2^log_n points, kept for the next call (one proof's partitions share it).
-    pub fn cached(log_n: u32) -> Arc<Domain> {
-        static LAST: Mutex<Option<Arc<Domain>>> = Mutex::new(None);
+    pub fn cached(log_n: u32) -> Arc<LaneDomain> {
+        static LAST: Mutex<Option<Arc<LaneDomain>>> = Mutex::new(None);
         let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
         match last.as_ref() {
             Some(d) if d.log_n == log_n => d.clone(),
             _ => {
                 *last = None;
-                let d = Arc::new(Domain::new(log_n));
+                let d = Arc::new(LaneDomain::new(log_n));
                 *last = Some(d.clone());
                 d
             }
@@ -144,7 +144,7 @@ impl CosetFactors {
 unsafe fn coset_rows(out: &mut [[u64; 5]], v0: usize, pw: &[Scalar], bits: u32) {
     let mut m = Fr8::default();
     for (k, o) in out.chunks_mut(8).enumerate() {
-        let words: [[u64; 4]; 8] = std::array::from_fn(|l| blst::blst_fr::from(pw[rev(v0 + 8 * k + l, bits)]).l);
+        let words: [[u64; 4]; 8] = std::array::from_fn(|l| Fr::from(pw[rev(v0 + 8 * k + l, bits)]).l);
         field::store(&mut m, &field::from_blst(&FR, &words));
         for (l, x) in o.iter_mut().enumerate() {
             *x = m.get(l);
@@ -157,7 +157,7 @@ unsafe fn coset_rows(out: &mut [[u64; 5]], v0: usize, pw: &[Scalar], bits: u32) 
 unsafe fn twiddle_span(out: &mut [Fr8], q0: usize, pw: &[Scalar], lane: &Fr8, bits: u32) {
     let lane = field::load(lane);
     for (i, o) in out.iter_mut().enumerate() {
-        let row = field::from_blst::<5, 4>(&FR, &[blst::blst_fr::from(pw[rev(q0 + i, bits)]).l; 8]);
+        let row = field::from_blst::<5, 4>(&FR, &[Fr::from(pw[rev(q0 + i, bits)]).l; 8]);
         field::store(o, &field::mul(&FR, &row, &lane));
     }
 }
@@ -179,7 +179,7 @@ fn pack_padded(v: &[Scalar], vectors: usize) -> Vec<Fr8> {
 #[target_feature(enable = "avx512f,avx512ifma")]
 unsafe fn pack_span(out: &mut [Fr8], v: &[Scalar]) {
     for (o, s) in out.iter_mut().zip(v.chunks(8)) {
-        let words: [[u64; 4]; 8] = std::array::from_fn(|l| s.get(l).map_or([0; 4], |x| blst::blst_fr::from(*x).l));
+        let words: [[u64; 4]; 8] = std::array::from_fn(|l| s.get(l).map_or([0; 4], |x| Fr::from(*x).l));
         field::store(o, &field::from_blst(&FR, &words));
     }
 }
@@ -197,7 +197,7 @@ unsafe fn unpack_span(out: &mut [Scalar], v: &[Fr8]) {
     for (o, s) in out.chunks_mut(8).zip(v) {
         let words = field::to_blst::<5, 4>(&FR, &field::load(s));
         for (x, w) in o.iter_mut().zip(words) {
-            *x = Scalar::from(blst::blst_fr { l: w });
+            *x = Scalar::from(Fr { l: w });
         }
     }
 }
@@ -436,7 +436,7 @@ fn chunk_levels(kind: Butterfly, chunk: &mut [Fr8], tw: &Twiddles, ci: usize, cl
 }
 
 /// Natural-order values to their DFT at φ in bit-reversed order (the table's root).
-fn dft_to_bitrev(d: &Domain, data: &mut [Fr8], tw: &Twiddles) {
+fn dft_to_bitrev(d: &LaneDomain, data: &mut [Fr8], tw: &Twiddles) {
     let (ln, cl) = (d.log_n, CHUNK_LOG.min(d.log_n));
     let mut log_m = ln;
     while log_m > cl {
@@ -452,7 +452,7 @@ fn dft_to_bitrev(d: &Domain, data: &mut [Fr8], tw: &Twiddles) {
 }
 
 /// Bit-reversed values to the DFT at φ of their natural order, in natural order.
-fn dft_from_bitrev(d: &Domain, data: &mut [Fr8], tw: &Twiddles) {
+fn dft_from_bitrev(d: &LaneDomain, data: &mut [Fr8], tw: &Twiddles) {
     let (ln, cl) = (d.log_n, CHUNK_LOG.min(d.log_n));
     data.par_chunks_mut(1 << (cl - 3)).enumerate().for_each(|(ci, c)| chunk_levels(Butterfly::Gs, c, tw, ci, cl));
     let mut log_m = cl;
@@ -501,7 +501,7 @@ unsafe fn quotient_span(a: &mut [Fr8], b: &[Fr8], c: &[Fr8], z: &[u64; 5]) {
 /// h = (A·B − C)/Z from the evaluations of A, B, C over the domain (zero-padded), as
 /// [`crate::cpu::h_poly::h_poly`]: n − 1 coefficients in natural order.
 /// Each input is dropped once packed.
-pub fn h_poly(d: &Domain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Scalar> {
+pub fn h_poly(d: &LaneDomain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Scalar> {
     let n = 1usize << d.log_n;
     let h = unpack(&h_bitrev(d, a, b, c), n);
     let mut h = crate::cpu::ntt::from_bitrev(&h, d.log_n);
@@ -511,10 +511,10 @@ pub fn h_poly(d: &Domain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec
 
 /// [`h_poly`] as the MSM takes its scalars (canonical, little-endian): converted and put back in
 /// natural order in one pass, with no vector of `Scalar`s in between.
-pub fn h_poly_scalars(d: &Domain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<blst_scalar> {
+pub fn h_poly_scalars(d: &LaneDomain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<ScalarBytes> {
     let h = h_bitrev(d, a, b, c);
     let n = 1usize << d.log_n;
-    let mut out: Vec<blst_scalar> = Vec::with_capacity(n);
+    let mut out: Vec<ScalarBytes> = Vec::with_capacity(n);
     let dst = SyncPtr(out.as_mut_ptr());
     h.par_chunks(TASK).enumerate().for_each(|(ti, part)| unsafe { canonical_span(part, ti * TASK, d.log_n, dst) });
     // SAFETY: position rev(i) was written for every i < n.
@@ -526,7 +526,7 @@ pub fn h_poly_scalars(d: &Domain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>
 /// Vectors v0.. of bit-reversed values to canonical little-endian scalars at their natural
 /// positions: element 8v + t goes to rev(8v + t). Multiplying by a plain 1 leaves Montgomery form.
 #[target_feature(enable = "avx512f,avx512ifma")]
-unsafe fn canonical_span(part: &[Fr8], v0: usize, log_n: u32, dst: SyncPtr<blst_scalar>) {
+unsafe fn canonical_span(part: &[Fr8], v0: usize, log_n: u32, dst: SyncPtr<ScalarBytes>) {
     let one = field::splat(&[1u64, 0, 0, 0, 0]);
     let mut m = Fr8::default();
     for (i, x) in part.iter().enumerate() {
@@ -537,13 +537,13 @@ unsafe fn canonical_span(part: &[Fr8], v0: usize, log_n: u32, dst: SyncPtr<blst_
             for (chunk, w) in b.chunks_mut(8).zip(words) {
                 chunk.copy_from_slice(&w.to_le_bytes());
             }
-            dst.at(rev(8 * (v0 + i) + t, log_n)).write(blst_scalar { b });
+            dst.at(rev(8 * (v0 + i) + t, log_n)).write(ScalarBytes { b });
         }
     }
 }
 
 /// The H polynomial's coefficients in bit-reversed order, packed.
-fn h_bitrev(d: &Domain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Fr8> {
+fn h_bitrev(d: &LaneDomain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Fr8> {
     let n = 1usize << d.log_n;
     assert!(a.len() <= n && b.len() <= n && c.len() <= n, "h_poly: inputs longer than the domain");
     let to_coset = |v: Vec<Scalar>| {
@@ -568,13 +568,13 @@ fn h_bitrev(d: &Domain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<F
 
 #[cfg(test)]
 mod tests {
-    use super::super::available;
+    use super::super::available_for_test;
     use super::*;
     use rand::SeedableRng;
 
     #[test]
     fn transposes_a_group() {
-        if !available() {
+        if !available_for_test("transposes_a_group") {
             return;
         }
         unsafe {
@@ -601,8 +601,7 @@ mod tests {
 
     #[test]
     fn h_poly_matches_blst_path() {
-        if !available() {
-            eprintln!("no AVX-512 IFMA on this CPU: nothing to compare");
+        if !available_for_test("h_poly_matches_blst_path") {
             return;
         }
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(260);
@@ -612,24 +611,24 @@ mod tests {
             let mut v = || (0..len).map(|_| Scalar::random(&mut rng)).collect::<Vec<_>>();
             let (a, b, c) = (v(), v(), v());
             let want = crate::cpu::h_poly::h_poly_blst(a.clone(), b.clone(), c.clone());
-            let d = Domain::new(log_n);
+            let d = LaneDomain::new(log_n);
             let scalars = h_poly_scalars(&d, a.clone(), b.clone(), c.clone());
             let got = h_poly(&d, a, b, c);
             assert!(got == want, "log_n {log_n}");
-            let want_scalars: Vec<blst_scalar> = want.iter().map(crate::cpu::msm::to_blst_scalar).collect();
+            let want_scalars: Vec<ScalarBytes> = want.iter().map(crate::ec::scalar_bytes).collect();
             assert!(scalars.iter().map(|s| s.b).eq(want_scalars.iter().map(|s| s.b)), "scalars, log_n {log_n}");
         }
     }
 
     #[test]
     fn transforms_are_the_dft() {
-        if !available() {
+        if !available_for_test("transforms_are_the_dft") {
             return;
         }
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         for log_n in [6u32, 8, 15] {
             let n = 1usize << log_n;
-            let d = Domain::new(log_n);
+            let d = LaneDomain::new(log_n);
             let x: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
             let w = root_of_unity(log_n);
             let mut p = pack(&x);

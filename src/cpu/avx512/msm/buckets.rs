@@ -18,12 +18,11 @@
 //! from the top: S += B_b, T += S; the lane gives T + (l·h/8)·S.
 use std::arch::x86_64::*;
 
-use blst::blst_p1;
-
 use super::super::field;
 use super::super::SyncPtr;
 use super::coord::Coord;
 use super::curve::*;
+use crate::ec::{Curve, G1, P1};
 
 /// Bit 31 of an entry: the point enters negated.
 pub const NEG: u32 = 1 << 31;
@@ -424,7 +423,7 @@ unsafe fn prefetch<C: Coord, const HINT: i32>(pts: &[C::Point], e: __m512i) {
 
 /// Σ_b b·primary[b] for b in 1..=h (h a multiple of 8; (0, 0) entries are infinity).
 #[target_feature(enable = "avx512f,avx512ifma")]
-pub unsafe fn bucket_sums(primary: &[Affine], h: usize) -> blst_p1 {
+pub unsafe fn bucket_sums(primary: &[Affine], h: usize) -> P1 {
     assert!(h.is_multiple_of(8) && primary.len() > h);
     let seg = h / 8;
     let (mut s, mut t) = (Xyzz::infinity(), Xyzz::infinity());
@@ -435,16 +434,14 @@ pub unsafe fn bucket_sums(primary: &[Affine], h: usize) -> blst_p1 {
         t = add(&t, &s);
     }
     let (s, t) = (to_jacobian_blst(&s), to_jacobian_blst(&t));
-    let mut out = blst_p1::default();
+    let mut out = P1::default();
     for l in 0..8 {
         let mut part = t[l];
         if l > 0 {
             let k = (l * seg) as u64;
-            let mut m = blst_p1::default();
-            blst::blst_p1_mult(&mut m, &s[l], k.to_le_bytes().as_ptr(), 64 - k.leading_zeros() as usize);
-            blst::blst_p1_add_or_double(&mut part, &part, &m);
+            part = G1::add(&part, &G1::mult(&s[l], &k.to_le_bytes(), 64 - k.leading_zeros() as usize));
         }
-        blst::blst_p1_add_or_double(&mut out, &out, &part);
+        out = G1::add(&out, &part);
     }
     out
 }
