@@ -71,8 +71,9 @@ pub trait Curve: Send + Sync + 'static {
     fn serialize(a: &Self::Affine, out: &mut [u8]);
     /// The compressed encoding, [`Curve::COMPRESSED_BYTES`] into `out`.
     fn compress(p: &Self::Jacobian, out: &mut [u8]);
-    /// The point of an uncompressed encoding, or None where the bytes are not a point of the
-    /// group (flags, coordinates of p or more, off the curve, outside the prime-order subgroup).
+    /// The point of an uncompressed encoding, or None where the bytes are not one of a point of
+    /// the group: the compressed flag set (blst alone would decompress), other flags wrong,
+    /// coordinates of p or more, off the curve, outside the prime-order subgroup.
     fn deserialize_checked(bytes: &[u8]) -> Option<Self::Affine>;
 
     /// The point of an uncompressed encoding taken on trust: flags read (infinity) and
@@ -262,6 +263,9 @@ macro_rules! blst_curve {
             }
             fn deserialize_checked(bytes: &[u8]) -> Option<$aff> {
                 assert!(bytes.len() >= $bytes);
+                if bytes[0] & 0x80 != 0 {
+                    return None;
+                }
                 let mut a = <$aff>::default();
                 // SAFETY: blst reads UNCOMPRESSED_BYTES from bytes, which has them (asserted).
                 let ok = unsafe { blst::$deser(&mut a, bytes.as_ptr()) } == BLST_ERROR::BLST_SUCCESS;
@@ -286,3 +290,109 @@ blst_curve!(G2, "G2", Fp2, P2, P2Affine, 192,
     batch_to_affine: blst_p2s_to_affine, pippenger: blst_p2s_mult_pippenger,
     pippenger_scratch: blst_p2s_mult_pippenger_scratch_sizeof, serialize: blst_p2_affine_serialize,
     compress: blst_p2_compress, deserialize: blst_p2_deserialize, in_group: blst_p2_affine_in_g2);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ec::convert::{g1_from_blst, g2_from_blst};
+    use crate::ec::sample::random_progression;
+    use crate::ec::scalar::{as_bytes, scalar_bytes};
+    use ff::Field;
+    use group::{Curve as _, Group};
+    use rand::SeedableRng;
+
+    /// Every operation of one group against blstrs (its own arithmetic over the same limbs),
+    /// through `to_bytes`, the uncompressed encoding of a Jacobian point.
+    fn ops_match<C: Curve>(to_bytes: impl Fn(&C::Jacobian) -> Vec<u8>, seed: u64) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let pts = random_progression::<C>(40, &mut rng);
+        let jac: Vec<C::Jacobian> = pts.iter().map(C::from_affine).collect();
+        let (p, q) = (C::add(&jac[0], &C::double(&jac[1])), jac[2]);
+        // add, add_affine, double, neg and eq agree with each other on Z ≠ 1.
+        assert!(C::eq(&C::add(&p, &q), &C::add_affine(&p, &pts[2])));
+        assert!(C::eq(&C::add(&p, &p), &C::double(&p)));
+        assert!(C::is_inf(&C::add(&p, &C::neg(&p))));
+        assert!(!C::eq(&p, &q) && !C::is_inf(&p));
+        // k·P by `mult` against repeated additions, and 0·P.
+        let k = 1234567u64;
+        let mut want = C::Jacobian::default();
+        let mut base = p;
+        for bit in 0..64 {
+            if k >> bit & 1 == 1 {
+                want = C::add(&want, &base);
+            }
+            base = C::double(&base);
+        }
+        assert!(C::eq(&C::mult(&p, &k.to_le_bytes(), 64), &want));
+        assert!(C::is_inf(&C::mult(&p, &[0; 32], 255)));
+        // to_affine and batch_to_affine give the same points, encoded as blstrs encodes them.
+        let batch = C::batch_to_affine_vec(&[p, q]);
+        assert_eq!(batch[0], C::to_affine(&p));
+        assert!(C::eq(&C::from_affine(&batch[0]), &p));
+        let mut enc = vec![0u8; C::UNCOMPRESSED_BYTES];
+        C::serialize(&batch[0], &mut enc);
+        assert_eq!(enc, to_bytes(&p));
+        assert_eq!(C::deserialize_checked(&enc), Some(batch[0]));
+        assert_eq!(C::decode_trusted(&enc), batch[0]);
+        let mut comp = vec![0u8; C::COMPRESSED_BYTES];
+        C::compress(&p, &mut comp);
+        assert_eq!(comp[0] & 0x80, 0x80);
+        assert_eq!(comp[1..], enc[1..C::COMPRESSED_BYTES]);
+        assert!(C::eq(&C::from_affine(&C::neg_affine(&batch[0])), &C::neg(&p)));
+        // Bad encodings: compressed flag, x ≥ p, a changed y (off the curve).
+        for (at, bits) in [(0, 0x80u8), (0, 0x1f), (C::UNCOMPRESSED_BYTES - 1, 1)] {
+            let mut bad = enc.clone();
+            bad[at] ^= bits;
+            assert_eq!(C::deserialize_checked(&bad), None, "byte {at} ^ {bits:#x}");
+        }
+        // Infinity: (0, 0), encoded 0x40 then zeros, and back.
+        let inf = C::Affine::default();
+        assert!(C::affine_is_inf(&inf) && !C::affine_is_inf(&batch[0]));
+        C::serialize(&inf, &mut enc);
+        assert!(enc[0] == 0x40 && enc[1..].iter().all(|&b| b == 0));
+        assert_eq!(C::deserialize_checked(&enc), Some(inf));
+        assert_eq!(C::decode_trusted(&enc), inf);
+        // MSMs: threaded, one thread, and the sum, against the naive sums.
+        let scalars: Vec<_> = (0..pts.len()).map(|_| scalar_bytes(&blstrs::Scalar::random(&mut rng))).collect();
+        let naive = pts
+            .iter()
+            .zip(&scalars)
+            .fold(C::Jacobian::default(), |acc, (pt, s)| C::add(&acc, &C::mult(&C::from_affine(pt), &s.b, 255)));
+        assert!(C::eq(&C::msm(&pts, as_bytes(&scalars), 255), &naive));
+        assert!(C::eq(&C::msm_one_thread(&pts, as_bytes(&scalars), 255), &naive));
+        let sum = pts.iter().fold(C::Jacobian::default(), |acc, pt| C::add_affine(&acc, pt));
+        assert!(C::eq(&C::sum(&pts), &sum));
+        assert!(C::is_inf(&C::sum(&[])) && C::is_inf(&C::msm(&[], &[], 255)));
+    }
+
+    #[test]
+    fn g1_and_g2_ops_match_blstrs() {
+        ops_match::<G1>(|p| g1_from_blst(p).to_affine().to_uncompressed().to_vec(), 41);
+        ops_match::<G2>(|p| g2_from_blst(p).to_affine().to_uncompressed().to_vec(), 42);
+        let g = G1::generator();
+        assert_eq!(g1_from_blst(&g), blstrs::G1Projective::generator());
+        assert_eq!(g2_from_blst(&G2::generator()), blstrs::G2Projective::generator());
+    }
+
+    /// A point on y² = x³ + 4 outside the prime-order subgroup is refused by the checked
+    /// decoding and taken by the trusting one.
+    #[test]
+    fn checked_decoding_refuses_points_outside_the_subgroup() {
+        let (x, y) = (1u64..)
+            .find_map(|v| {
+                let x = blstrs::Fp::from(v);
+                let y = (x.square() * x + blstrs::Fp::from(4u64)).sqrt();
+                Option::<blstrs::Fp>::from(y).map(|y| (x, y))
+            })
+            .unwrap();
+        let mut enc = [0u8; 96];
+        enc[..48].copy_from_slice(&x.to_bytes_be());
+        enc[48..].copy_from_slice(&y.to_bytes_be());
+        assert_eq!(G1::deserialize_checked(&enc), None);
+        let a = G1::decode_trusted(&enc);
+        assert!(!G1::affine_is_inf(&a));
+        let mut back = [0u8; 96];
+        G1::serialize(&a, &mut back);
+        assert_eq!(back, enc);
+    }
+}

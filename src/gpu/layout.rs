@@ -2,10 +2,10 @@
 //! the curve layer's types ([`crate::ec`]).
 //!
 //! - Fp: 12 little-endian u32 limbs, Montgomery form (R = 2^384) — the same
-//!   bytes as blst's `blst_fp` on a little-endian host. Fr: 8 limbs, R = 2^256.
+//!   bytes as [`crate::ec::Fp`] on a little-endian host. Fr: 8 limbs, R = 2^256.
 //! - Fp2: c0 then c1. Affine point: x, y, with (0, 0) for infinity (as blst).
 //! - XYZZ point: X, Y, ZZ, ZZZ with x = X/ZZ, y = Y/ZZZ; ZZ = 0 is infinity.
-//! - Jacobian point (kernels' to_jacobian output): X, Y, Z as in blst_p1/p2.
+//! - Jacobian point (kernels' to_jacobian output): X, Y, Z as in [`crate::ec::P1`]/[`crate::ec::P2`].
 use crate::ec::{Curve, Fp, Fp2, Fr, MontField};
 pub use crate::ec::{G1, G2};
 

@@ -168,6 +168,9 @@ impl ParamsFile {
     pub fn open(path: &Path) -> Result<Self> {
         let p = path.display();
         let file = File::open(path).with_context(|| format!("{p}: cannot open the parameter file"))?;
+        // SAFETY: a read-only mapping, read only as bytes. The one assumption is the one every
+        // prover makes of its parameter files: nobody truncates or rewrites the file while it is
+        // mapped (setup writes under a temporary name and renames, never in place).
         let map = unsafe { Mmap::map(&file) }.with_context(|| format!("{p}: cannot mmap the parameter file"))?;
         let (vk, mut at) = parse_vk(&map, path)?;
         let mut sections = [Section { kind: SectionKind::H, offset: 0, count: 0 }; 5];

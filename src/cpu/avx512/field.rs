@@ -432,6 +432,7 @@ mod tests {
                 std::array::from_fn(
                     |l| if round < 4 { fr_edge[(l * 3 + round) % 4] } else { Scalar::random(&mut rng) },
                 );
+            // SAFETY: available_for_test found AVX-512F and IFMA.
             let (m, a, s, q) = unsafe { (fr_op(&x, &y, 0), fr_op(&x, &y, 1), fr_op(&x, &y, 2), fr_op(&x, &y, 3)) };
             for l in 0..8 {
                 assert_eq!(m[l], x[l] * y[l], "Fr mul {:?} {:?}", x[l].to_repr(), y[l].to_repr());
@@ -445,7 +446,9 @@ mod tests {
                 );
             let y: [Fp; 8] =
                 std::array::from_fn(|l| if round < 4 { fp_edge[(l * 3 + round) % 4] } else { Fp::random(&mut rng) });
+            // SAFETY: available_for_test found AVX-512F and IFMA.
             let (m, a, s, q) = unsafe { (fp_op(&x, &y, 0), fp_op(&x, &y, 1), fp_op(&x, &y, 2), fp_op(&x, &y, 3)) };
+            // SAFETY: available_for_test found AVX-512F and IFMA.
             let (ml, ql) = unsafe { fp_lazy_plus_p(&x, &y) };
             for l in 0..8 {
                 assert_eq!(ml[l], x[l] * y[l], "Fp mul_lazy, operands + p");

@@ -137,6 +137,8 @@ pub fn advise_huge(ptr: *mut u8, len: usize) {
             fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
         }
         const MADV_HUGEPAGE: i32 = 14;
+        // SAFETY: madvise reads no memory; MADV_HUGEPAGE only changes how pages of the range are
+        // backed, and a bad range makes the call fail (ignored), nothing else.
         unsafe { madvise(ptr as *mut _, len, MADV_HUGEPAGE) };
     }
 }
@@ -149,7 +151,9 @@ impl<T> Clone for SyncPtr<T> {
     }
 }
 impl<T> Copy for SyncPtr<T> {}
+// SAFETY: the pointer is only dereferenced through `at`, whose callers promise disjoint elements.
 unsafe impl<T> Send for SyncPtr<T> {}
+// SAFETY: as for Send.
 unsafe impl<T> Sync for SyncPtr<T> {}
 
 impl<T> SyncPtr<T> {

@@ -300,6 +300,7 @@ fn prepare(points: G1Points, scalars: &[ScalarBytes], plan: &SignedDigits) -> (H
         let i0 = ci * CHUNK;
         for j in (0..out.len()).step_by(8) {
             let k = (out.len() - j).min(8);
+            // SAFETY: msm_g1_from asserted AVX-512F and IFMA.
             let conv = unsafe { points.convert8(i0 + j, k) };
             for (l, a) in conv.iter().take(k).enumerate() {
                 out[j + l].write(*a);
@@ -321,18 +322,21 @@ struct HugeBuf<T: Copy> {
     len: usize,
 }
 
+// SAFETY: a HugeBuf owns its values as a Vec would; shared, it only gives out `&[T]`.
 unsafe impl<T: Copy + Sync> Sync for HugeBuf<T> {}
 
 impl<T: Copy> HugeBuf<T> {
     const ALIGN: usize = 1 << 21;
 
     fn layout(len: usize) -> std::alloc::Layout {
-        let size = (len * std::mem::size_of::<T>()).next_multiple_of(Self::ALIGN);
+        // At least one page: allocating zero bytes is undefined.
+        let size = (len * std::mem::size_of::<T>()).max(1).next_multiple_of(Self::ALIGN);
         std::alloc::Layout::from_size_align(size, Self::ALIGN).unwrap()
     }
 
     fn new(len: usize) -> Self {
         let layout = Self::layout(len);
+        // SAFETY: the layout's size is non-zero (at least one huge page).
         let ptr = unsafe { std::alloc::alloc(layout) } as *mut T;
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
@@ -342,6 +346,8 @@ impl<T: Copy> HugeBuf<T> {
     }
 
     fn uninit(&mut self) -> &mut [std::mem::MaybeUninit<T>] {
+        // SAFETY: ptr holds room for len values of T (aligned to 2 MiB), owned by self; MaybeUninit
+        // makes no claim that they are initialised.
         unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut _, self.len) }
     }
 }
@@ -349,12 +355,15 @@ impl<T: Copy> HugeBuf<T> {
 impl<T: Copy> std::ops::Deref for HugeBuf<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
+        // SAFETY: as in `uninit`, and every value was written through it before any read (the
+        // type's contract, kept by `prepare`).
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
 
 impl<T: Copy> Drop for HugeBuf<T> {
     fn drop(&mut self) {
+        // SAFETY: ptr came from `alloc` with this same layout.
         unsafe { std::alloc::dealloc(self.ptr as *mut u8, Self::layout(self.len)) };
     }
 }
@@ -386,6 +395,8 @@ fn window_buckets<C: Coord>(pts: &[C::Point], keys: &[u32], plan: &SignedDigits,
     let (tasks, cut) = task_cut(m, plan.windows);
     let extras: Vec<(u32, C::Point)> = (0..tasks)
         .into_par_iter()
+        // SAFETY: the AVX-512 MSMs assert the CPU features on entry; `out` is this window's h + 1
+        // buckets, and the tasks' slices split the sorted entries, so no bucket begins in two.
         .flat_map_iter(|t| unsafe { buckets::accumulate::<C>(pts, &sorted.entries, t, cut, out) })
         .collect();
     pool.give(sorted.entries);

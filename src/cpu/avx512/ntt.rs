@@ -54,6 +54,13 @@ struct CosetFactors {
     lane: Fr8,
 }
 
+/// Panics unless the kernels here can run: the CPU has AVX-512F and IFMA and they are on
+/// ([`super::available`]). Every way into this module calls it (a [`LaneDomain`], [`pack`],
+/// [`unpack`]), which is what the `unsafe` calls of `#[target_feature]` functions rely on.
+fn ifma() {
+    assert!(super::available(), "AVX-512 IFMA NTT called on a CPU without it");
+}
+
 #[inline]
 fn rev(i: usize, bits: u32) -> usize {
     if bits == 0 {
@@ -65,6 +72,7 @@ fn rev(i: usize, bits: u32) -> usize {
 
 impl LaneDomain {
     pub fn new(log_n: u32) -> Self {
+        ifma();
         assert!(log_n >= MIN_LOG_N, "domain 2^{log_n} below 2^{MIN_LOG_N}");
         let n = 1usize << log_n;
         let omega = root_of_unity(log_n);
@@ -110,6 +118,7 @@ impl Twiddles {
         let mut out = vec![Fr8::default(); 1 << bits];
         out.par_chunks_mut(TASK)
             .enumerate()
+            // SAFETY: the CPU has AVX-512F and IFMA: every way into this module asserts it ([`ifma`]).
             .for_each(|(ci, o)| unsafe { twiddle_span(o, ci * TASK, &pw, &lane, bits) });
         Twiddles(out)
     }
@@ -134,6 +143,7 @@ impl CosetFactors {
         let mut row = vec![[0u64; 5]; 1 << bits];
         row.par_chunks_mut(8 * TASK)
             .enumerate()
+            // SAFETY: the CPU has AVX-512F and IFMA: every way into this module asserts it ([`ifma`]).
             .for_each(|(ci, out)| unsafe { coset_rows(out, ci * 8 * TASK, &pw, bits) });
         CosetFactors { row, lane: pack(&lane)[0] }
     }
@@ -170,8 +180,10 @@ pub fn pack(v: &[Scalar]) -> Vec<Fr8> {
 /// [`pack`] into `vectors` groups (at least enough for `v`), zeros after `v`: the transform's
 /// whole buffer in one allocation, with no second one to grow it.
 fn pack_padded(v: &[Scalar], vectors: usize) -> Vec<Fr8> {
+    ifma();
     assert!(vectors * 8 >= v.len());
     let mut out = super::huge_vec(vectors, Fr8::default());
+    // SAFETY: the CPU has AVX-512F and IFMA: every way into this module asserts it ([`ifma`]).
     out.par_chunks_mut(TASK).zip(v.par_chunks(8 * TASK)).for_each(|(o, s)| unsafe { pack_span(o, s) });
     out
 }
@@ -186,7 +198,9 @@ unsafe fn pack_span(out: &mut [Fr8], v: &[Scalar]) {
 
 /// Packed groups back to scalars (blst form), the first `len`.
 pub fn unpack(v: &[Fr8], len: usize) -> Vec<Scalar> {
+    ifma();
     let mut out = vec![Scalar::ZERO; v.len() * 8];
+    // SAFETY: the CPU has AVX-512F and IFMA: every way into this module asserts it ([`ifma`]).
     out.par_chunks_mut(8 * TASK).zip(v.par_chunks(TASK)).for_each(|(o, s)| unsafe { unpack_span(o, s) });
     out.truncate(len);
     out
@@ -261,8 +275,10 @@ fn level(kind: Butterfly, data: &mut [Fr8], tw: &Twiddles, log_m: u32, k0: usize
         if parallel {
             xs.par_chunks_mut(TASK)
                 .zip(ys.par_chunks_mut(TASK))
+                // SAFETY: the CPU has AVX-512F and IFMA: every way into this module asserts it ([`ifma`]).
                 .for_each(|(x, y)| unsafe { span(kind, x, y, tw, k0 + b) });
         } else {
+            // SAFETY: the CPU has AVX-512F and IFMA: every way into this module asserts it ([`ifma`]).
             unsafe { span(kind, xs, ys, tw, k0 + b) };
         }
     }
@@ -282,6 +298,7 @@ fn level_pair(kind: Butterfly, data: &mut [Fr8], tw: &Twiddles, log_q: u32) {
             .zip(q1.par_chunks_mut(TASK))
             .zip(q2.par_chunks_mut(TASK))
             .zip(q3.par_chunks_mut(TASK))
+            // SAFETY: the CPU has AVX-512F and IFMA: every way into this module asserts it ([`ifma`]).
             .for_each(|(((a, b), c), d)| unsafe { span_pair(kind, [a, b, c, d], tw, k) });
     }
 }
@@ -415,6 +432,7 @@ unsafe fn small_levels(kind: Butterfly, v: &mut [Fr8], tw: &Twiddles, g: usize) 
 fn chunk_levels(kind: Butterfly, chunk: &mut [Fr8], tw: &Twiddles, ci: usize, cl: u32) {
     let groups = |chunk: &mut [Fr8]| {
         for (gi, grp) in chunk.chunks_mut(8).enumerate() {
+            // SAFETY: the CPU has AVX-512F and IFMA: every way into this module asserts it ([`ifma`]).
             unsafe { small_levels(kind, grp, tw, (ci << (cl - 6)) + gi) };
         }
     };
@@ -469,6 +487,7 @@ fn dft_from_bitrev(d: &LaneDomain, data: &mut [Fr8], tw: &Twiddles) {
 
 /// Bit-reversed position i = 8v + t times row[v]·lane[t].
 fn coset_scale(data: &mut [Fr8], f: &CosetFactors) {
+    // SAFETY: the CPU has AVX-512F and IFMA: every way into this module asserts it ([`ifma`]).
     data.par_chunks_mut(TASK).enumerate().for_each(|(ti, part)| unsafe { coset_span(part, f, ti * TASK) });
 }
 
@@ -486,6 +505,7 @@ fn quotient(a: &mut [Fr8], b: &[Fr8], c: &[Fr8], z: &[u64; 5]) {
     a.par_chunks_mut(TASK)
         .zip(b.par_chunks(TASK))
         .zip(c.par_chunks(TASK))
+        // SAFETY: the CPU has AVX-512F and IFMA: every way into this module asserts it ([`ifma`]).
         .for_each(|((a, b), c)| unsafe { quotient_span(a, b, c, z) });
 }
 
@@ -516,6 +536,7 @@ pub fn h_poly_scalars(d: &LaneDomain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Sca
     let n = 1usize << d.log_n;
     let mut out: Vec<ScalarBytes> = Vec::with_capacity(n);
     let dst = SyncPtr(out.as_mut_ptr());
+    // SAFETY: the CPU has AVX-512F and IFMA: every way into this module asserts it ([`ifma`]).
     h.par_chunks(TASK).enumerate().for_each(|(ti, part)| unsafe { canonical_span(part, ti * TASK, d.log_n, dst) });
     // SAFETY: position rev(i) was written for every i < n.
     unsafe { out.set_len(n) };
@@ -577,6 +598,7 @@ mod tests {
         if !available_for_test("transposes_a_group") {
             return;
         }
+        // SAFETY: available_for_test found AVX-512F and IFMA.
         unsafe {
             let mut r: [__m512i; 8] = std::array::from_fn(|i| {
                 _mm512_set_epi64(

@@ -66,6 +66,7 @@ impl Sorted {
                 let c = &mut cursor[b >> Self::LOW];
                 pairs[*c as usize] = ((b & low_mask) as u32) << 24 | (k & NEG) >> 8 | i as u32;
                 // This group's next lines, fetched before its stores need them.
+                // SAFETY: SSE's prefetch is in every x86_64 CPU and never faults, whatever the address.
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(pairs.as_ptr().wrapping_add(*c as usize + 32) as *const i8) };
                 *c += 1;
             }
@@ -86,6 +87,7 @@ impl Sorted {
                 let c = &mut count[(p >> 24) as usize];
                 let bucket = (g << Self::LOW | (p >> 24) as usize) as u64;
                 entries[*c as usize] = bucket << 32 | ((p & 1 << 23) << 8 | p & 0x7f_ffff) as u64;
+                // SAFETY: SSE's prefetch is in every x86_64 CPU and never faults, whatever the address.
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(entries.as_ptr().wrapping_add(*c as usize + 16) as *const i8) };
                 *c += 1;
             }
@@ -184,7 +186,8 @@ fn transpose(rows: &mut [u64], entries: &[u64], task: usize, cut: Cut, t0: usize
         let ahead = from + 16 * cut.len + t0;
         if ahead + ROWS - 1 < entries.len() {
             for line in 0..3 {
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(entries.as_ptr().add(ahead + 8 * line) as *const i8) };
+                // SAFETY: SSE's prefetch is in every x86_64 CPU and never faults, whatever the address.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(entries.as_ptr().wrapping_add(ahead + 8 * line) as *const i8) };
             }
         }
         for r in 0..ROWS {
@@ -197,6 +200,11 @@ fn transpose(rows: &mut [u64], entries: &[u64], task: usize, cut: Cut, t0: usize
 /// The buckets of task `task`'s slices (see [`Cut`]) over `pts`: runs that begin at their
 /// bucket's first entry go into `primary`, the others (the first run of a slice that begins
 /// inside a bucket) are returned as (bucket, partial sum).
+///
+/// # Safety
+/// The CPU has AVX-512F and IFMA; `primary` points to the window's h + 1 buckets, and no other
+/// task writes the buckets whose runs begin in this task's slices (each bucket's first entry
+/// lies in one slice only).
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub unsafe fn accumulate<C: Coord>(
     pts: &[C::Point],
