@@ -16,7 +16,7 @@
 //!
 //! The toxic waste is drawn from ChaCha20 seeded with a u64, in the order τ, α, β, γ, δ, so a
 //! seed reproduces the files exactly. Points come from fixed-base window tables
-//! ([`fixed_base`]); each section is computed and written in chunks (scalars → points →
+//! ([`crate::ec::generator_table`]); each section is computed and written in chunks (scalars → points →
 //! bytes → file), so memory holds the R1CS, a few scalar vectors and one or two chunks of
 //! points, never a whole section of points.
 //!
@@ -29,7 +29,6 @@
 //! nothing under an official name; existing files are never replaced without `force`, and the
 //! default production cache (`/var/tmp/filecoin-proof-parameters`) is refused without `force`.
 pub mod engine;
-pub mod fixed_base;
 pub mod qap;
 
 use std::fs::File;
@@ -45,6 +44,7 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 
 use crate::circuit::r1cs::{Matrix, R1cs};
+use crate::ec::generator_table::{G1Table, G2Table, Generator};
 use crate::input::PorepKind;
 use crate::output::Staged;
 use crate::prover::DeviceChoice;
@@ -53,7 +53,6 @@ use crate::srs::locate::DEFAULT_DIR;
 use crate::srs::write::{vk_bytes, ParamsWriter};
 use crate::srs::ParamsFile;
 use engine::{CpuTables, FixedBase, SetupDevice};
-use fixed_base::{G1Table, G2Table, Generator};
 
 /// The secret trapdoor of a Groth16 setup. Whoever knows it can forge proofs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
