@@ -138,6 +138,9 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             .with_context(|| format!("{}: cannot write the timeline", path.display()))?;
     }
     report.print(&mut std::io::stdout().lock())?;
+    for line in backend.memory_report() {
+        println!("{line}");
+    }
     if let Some(p) = &args.json {
         println!("json: {}", p.display());
     }

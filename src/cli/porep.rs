@@ -200,6 +200,9 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
     );
     println!("params: {}", report.params.display());
     println!("device: {}", backend.devices().join(", "));
+    for line in backend.memory_report() {
+        println!("{line}");
+    }
     println!(
         "{:>4} {:>12} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
         "part", "constraints", "synth s", "queue", "H ntt", "H msm", "L msm", "A msm", "B1 msm", "B2 msm", "verify"

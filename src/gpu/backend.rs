@@ -69,4 +69,7 @@ impl Backend for GpuBackend {
         let (proof, timings) = self.prove_borrowed(device, srs, &asg, r, s)?;
         Ok(Proved { proof, timings, spent: Some(asg) })
     }
+    fn memory_report(&self) -> Vec<String> {
+        self.provers.iter().filter_map(GpuProver::memory_report).collect()
+    }
 }
