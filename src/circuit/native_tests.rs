@@ -1,0 +1,104 @@
+//! The native witness against gadget synthesis, byte for byte (inputs and aux): the shipped
+//! 2KiB c1, synthetic 2KiB, 8MiB and 512MiB c1s, and single challenges of a synthetic 32GiB
+//! partition (prefix + one challenge, the circuit the window machinery synthesizes).
+use std::path::Path;
+use std::time::Instant;
+
+use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB, SectorShape8MiB};
+use storage_proofs_core::merkle::MerkleTreeTrait;
+
+use super::native_check::{describe, first_difference};
+use super::porep::{porep_circuits, PorepCircuits};
+use super::witness::WitnessCs;
+use super::{CircuitsDyn, SectorIdentity, Statement};
+use crate::input::{C1Input, PorepKind};
+use crate::synth::{synth_c1, SynthOptions};
+use crate::witness::{porep, PackedWitness};
+
+fn synthetic<Tree: 'static + MerkleTreeTrait>(kind: PorepKind, sector_num: u64, seed: u64) -> PorepCircuits<Tree> {
+    let opts = SynthOptions { kind, miner_id: 1000, sector_num, seed };
+    let c1 = C1Input::parse(&synth_c1(&opts).unwrap().wrapper, Path::new("<test c1>")).unwrap();
+    porep_circuits::<Tree>(&c1, &SectorIdentity { miner_id: 1000, sector_num }).unwrap()
+}
+
+/// Every partition's native witness equals its synthesis; on a difference, the panic names
+/// the aux index and the gadget namespace that allocates it.
+fn assert_partitions_equal(circuits: &dyn CircuitsDyn, what: &str) {
+    for k in 0..circuits.num_partitions() {
+        let t = Instant::now();
+        let native = circuits.native_witness(k).expect("a native shape").unwrap();
+        let native_time = t.elapsed();
+        let t = Instant::now();
+        let want = circuits.synthesize(k).unwrap();
+        let gadget_time = t.elapsed();
+        if let Some(d) = first_difference(&native, &want) {
+            panic!("{what}: {}", describe(circuits, k, 0..native.inputs.len(), &d));
+        }
+        eprintln!(
+            "{what} partition {k}: {} aux ({} bits) equal; native {native_time:.2?}, synthesis {gadget_time:.2?}",
+            native.aux.len(),
+            native.aux.count_bits()
+        );
+    }
+}
+
+#[test]
+fn fixture_2kib_native_equals_synthesis() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("params/fixtures/c1-2kib-t01000-s1.json");
+    let c1 = C1Input::load(&path).unwrap();
+    let circuits = porep_circuits::<SectorShape2KiB>(&c1, &SectorIdentity { miner_id: 1000, sector_num: 1 }).unwrap();
+    assert_partitions_equal(&circuits, "2KiB fixture");
+}
+
+#[test]
+fn synthetic_2kib_and_8mib_native_equal_synthesis() {
+    assert_partitions_equal(&synthetic::<SectorShape2KiB>(PorepKind::S2KiB, 7, 42), "synthetic 2KiB");
+    assert_partitions_equal(&synthetic::<SectorShape8MiB>(PorepKind::S8MiB, 3, 5), "synthetic 8MiB");
+}
+
+#[test]
+fn synthetic_512mib_native_equals_synthesis() {
+    assert_partitions_equal(&synthetic::<SectorShape512MiB>(PorepKind::S512MiB, 2, 9), "synthetic 512MiB");
+}
+
+/// Prefix and challenge `j` of partition `k`: natively, and synthesized as the circuit of a
+/// partition with that one challenge.
+fn window_equal<Tree: 'static + MerkleTreeTrait>(circuits: &PorepCircuits<Tree>, k: usize, j: usize) -> PackedWitness
+where
+    PorepCircuits<Tree>: Sync,
+{
+    let roots = circuits.partition_roots(k).unwrap();
+    let t = Instant::now();
+    let mut native = porep::prefix(&roots);
+    let ch = porep::challenge(&circuits.shape, &roots, &circuits.native[k][j]);
+    let native_time = t.elapsed();
+    native.aux.append(&ch.aux);
+    native.inputs.extend(ch.inputs);
+
+    let t = Instant::now();
+    let mut cs = WitnessCs::with_capacity(native.aux.len() + 8192);
+    circuits.synthesize_challenges(k, j..j + 1, &mut cs).unwrap();
+    let want = cs.finish();
+    let gadget_time = t.elapsed();
+    if let Some(d) = first_difference(&native, &want) {
+        panic!("{}: {}", circuits.kind().name(), describe(circuits, k, j..j + 1, &d));
+    }
+    eprintln!(
+        "{} partition {k} challenge {j}: {} aux equal; native {native_time:.2?}, synthesis {gadget_time:.2?}",
+        circuits.kind().name(),
+        native.aux.len()
+    );
+    PackedWitness { inputs: native.inputs, aux: ch.aux }
+}
+
+/// Challenges 0, 1 and the last of partition 9 of a synthetic 32GiB c1; each challenge has
+/// the booleans and field elements the gadgets' code gives (7,137,252 and 94,377).
+#[test]
+fn synthetic_32gib_windows_native_equal_synthesis() {
+    let circuits = synthetic::<SectorShape32GiB>(PorepKind::S32GiB, 1, 1);
+    let last = circuits.native[9].len() - 1;
+    for j in [0, 1, last] {
+        let w = window_equal(&circuits, 9, j);
+        assert_eq!((w.aux.count_bits(), w.aux.fields().len()), (7_137_252, 94_377), "challenge {j}");
+    }
+}
