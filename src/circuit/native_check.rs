@@ -58,14 +58,18 @@ pub fn first_difference(native: &PackedWitness, gadget: &Assignment) -> Option<D
 }
 
 /// `d` with the gadget namespace that allocates the differing aux variable, found by
-/// synthesizing partition `k`'s prefix and `challenges` again (the path's `challenge_i` counts
-/// from the first of them).
-pub fn describe(circuits: &dyn CircuitsDyn, k: usize, challenges: Range<usize>, d: &Difference) -> String {
-    let Difference::Aux { index, .. } = d else { return format!("partition {k}: {d}") };
-    match circuits.aux_namespace(k, challenges.clone(), *index) {
-        Ok(Some(path)) => format!("partition {k} (challenges {challenges:?}): {d}, allocated at {path}"),
-        Ok(None) => format!("partition {k} (challenges {challenges:?}): {d}, beyond the gadgets' allocations"),
-        Err(e) => format!("partition {k} (challenges {challenges:?}): {d} (locating it failed: {e:#})"),
+/// synthesizing partition `k`'s prefix and `challenges` (all if `None`) again; the path's
+/// `challenge_i` counts from the first of them.
+pub fn describe(circuits: &dyn CircuitsDyn, k: usize, challenges: Option<Range<usize>>, d: &Difference) -> String {
+    let which = match &challenges {
+        Some(r) => format!("partition {k}, challenges {r:?}"),
+        None => format!("partition {k}"),
+    };
+    let Difference::Aux { index, .. } = d else { return format!("{which}: {d}") };
+    match circuits.aux_namespace(k, challenges, *index) {
+        Ok(Some(path)) => format!("{which}: {d}, allocated at {path}"),
+        Ok(None) => format!("{which}: {d}, beyond the gadgets' allocations"),
+        Err(e) => format!("{which}: {d} (locating it failed: {e:#})"),
     }
 }
 

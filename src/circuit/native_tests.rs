@@ -7,13 +7,13 @@ use std::time::Instant;
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB, SectorShape8MiB};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
-use super::native_check::{describe, first_difference};
+use super::native_check::{describe, first_difference, Difference};
 use super::porep::{porep_circuits, PorepCircuits};
 use super::witness::WitnessCs;
 use super::{CircuitsDyn, SectorIdentity, Statement};
 use crate::input::{C1Input, PorepKind};
 use crate::synth::{synth_c1, SynthOptions};
-use crate::witness::{porep, PackedWitness};
+use crate::witness::{porep, PackedAux, PackedWitness};
 
 fn synthetic<Tree: 'static + MerkleTreeTrait>(kind: PorepKind, sector_num: u64, seed: u64) -> PorepCircuits<Tree> {
     let opts = SynthOptions { kind, miner_id: 1000, sector_num, seed };
@@ -32,7 +32,7 @@ fn assert_partitions_equal(circuits: &dyn CircuitsDyn, what: &str) {
         let want = circuits.synthesize(k).unwrap();
         let gadget_time = t.elapsed();
         if let Some(d) = first_difference(&native, &want) {
-            panic!("{what}: {}", describe(circuits, k, 0..native.inputs.len(), &d));
+            panic!("{what}: {}", describe(circuits, k, None, &d));
         }
         eprintln!(
             "{what} partition {k}: {} aux ({} bits) equal; native {native_time:.2?}, synthesis {gadget_time:.2?}",
@@ -81,7 +81,7 @@ where
     let want = cs.finish();
     let gadget_time = t.elapsed();
     if let Some(d) = first_difference(&native, &want) {
-        panic!("{}: {}", circuits.kind().name(), describe(circuits, k, j..j + 1, &d));
+        panic!("{}: {}", circuits.kind().name(), describe(circuits, k, Some(j..j + 1), &d));
     }
     eprintln!(
         "{} partition {k} challenge {j}: {} aux equal; native {native_time:.2?}, synthesis {gadget_time:.2?}",
@@ -100,5 +100,26 @@ fn synthetic_32gib_windows_native_equal_synthesis() {
     for j in [0, 1, last] {
         let w = window_equal(&circuits, 9, j);
         assert_eq!((w.aux.count_bits(), w.aux.fields().len()), (7_137_252, 94_377), "challenge {j}");
+    }
+}
+
+/// A planted difference is reported at its aux index with the gadget that allocates it: a
+/// replica id bit of the prefix, and a variable of a label's SHA-256 in challenge 1.
+#[test]
+fn a_difference_is_located_at_its_gadget() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("params/fixtures/c1-2kib-t01000-s1.json");
+    let c1 = C1Input::load(&path).unwrap();
+    let circuits = porep_circuits::<SectorShape2KiB>(&c1, &SectorIdentity { miner_id: 1000, sector_num: 1 }).unwrap();
+    let want = circuits.synthesize(0).unwrap();
+    let challenge_1 = 571 + 1_342_551;
+    for (index, expect) in [(100, "replica_id_bits"), (challenge_1 + 600_000, "challenge_1/labeling_")] {
+        let mut aux = circuits.native_witness(0).unwrap().unwrap().aux.to_scalars();
+        aux[index] += blstrs::Scalar::from(2u64);
+        let planted = PackedWitness { inputs: want.inputs.clone(), aux: PackedAux::from_scalars(&aux) };
+        let d = first_difference(&planted, &want).expect("a difference");
+        assert!(matches!(d, Difference::Aux { index: i, .. } if i == index), "{d}");
+        let text = describe(&circuits, 0, None, &d);
+        assert!(text.contains(&format!("aux {index} differs")) && text.contains(expect), "{text}");
+        eprintln!("{text}");
     }
 }

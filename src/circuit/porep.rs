@@ -240,8 +240,9 @@ pub trait CircuitsDyn: Statement {
     /// synthesize).
     fn native_witness(&self, k: usize) -> Option<Result<PackedWitness>>;
     /// Diagnostics: the gadget namespace path that allocates aux `index` in the circuit of
-    /// partition `k`'s prefix and `challenges` (`None` if it allocates fewer).
-    fn aux_namespace(&self, k: usize, challenges: Range<usize>, index: usize) -> Result<Option<String>>;
+    /// partition `k`'s prefix and `challenges` (all of them if `None`); `None` if that circuit
+    /// allocates fewer.
+    fn aux_namespace(&self, k: usize, challenges: Option<Range<usize>>, index: usize) -> Result<Option<String>>;
 }
 impl<Tree: 'static + MerkleTreeTrait> CircuitsDyn for PorepCircuits<Tree>
 where
@@ -256,9 +257,10 @@ where
     fn native_witness(&self, k: usize) -> Option<Result<PackedWitness>> {
         self.shape.is_native().then(|| self.native_partition(k))
     }
-    fn aux_namespace(&self, k: usize, challenges: Range<usize>, index: usize) -> Result<Option<String>> {
+    fn aux_namespace(&self, k: usize, challenges: Option<Range<usize>>, index: usize) -> Result<Option<String>> {
         let mut cs = Locate::new(index);
-        self.synthesize_challenges(k, challenges, &mut cs)?;
+        let all = 0..self.vanilla.get(k).map_or(0, Vec::len);
+        self.synthesize_challenges(k, challenges.unwrap_or(all), &mut cs)?;
         Ok(cs.found)
     }
 }
