@@ -96,10 +96,17 @@ where
 #[test]
 fn synthetic_32gib_windows_native_equal_synthesis() {
     let circuits = synthetic::<SectorShape32GiB>(PorepKind::S32GiB, 1, 1);
+    let t = Instant::now();
+    let whole = circuits.native_witness(9).unwrap().unwrap();
+    eprintln!("32GiB partition 9 natively in {:.2?} ({} threads)", t.elapsed(), rayon::current_num_threads());
+    assert_eq!((whole.inputs.len(), whole.aux.len(), whole.aux.count_bits()), (328, 130_169_893, 128_470_791));
     let last = circuits.native[9].len() - 1;
     for j in [0, 1, last] {
         let w = window_equal(&circuits, 9, j);
         assert_eq!((w.aux.count_bits(), w.aux.fields().len()), (7_137_252, 94_377), "challenge {j}");
+        let at = 571 + j * w.aux.len();
+        assert!(whole.aux.iter().skip(at).take(w.aux.len()).eq(w.aux.iter()), "challenge {j} in the partition");
+        assert_eq!(whole.inputs[4 + 18 * j..4 + 18 * (j + 1)], w.inputs[4..], "challenge {j}'s inputs");
     }
 }
 

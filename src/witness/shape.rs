@@ -160,3 +160,36 @@ fn check_path(field: &str, path: &[PathLevel], arities: &[usize], sector: &str) 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape_32gib() -> Shape {
+        let mut tree_arities = vec![8; 10];
+        tree_arities.push(8);
+        Shape {
+            sector: "32GiB",
+            nodes: 1 << 30,
+            layers: 11,
+            drg_parents: 6,
+            exp_parents: 8,
+            challenges: 18,
+            data_levels: 30,
+            tree_arities,
+        }
+    }
+
+    /// The native witness knows the PoRep shapes and refuses others (so callers synthesize).
+    #[test]
+    fn native_shapes() {
+        let known = shape_32gib();
+        assert!(known.is_native());
+        let arity_4 = Shape { tree_arities: vec![4; 15], ..known.clone() };
+        let layers_5 = Shape { layers: 5, ..known.clone() };
+        let parents_7 = Shape { drg_parents: 7, ..known.clone() };
+        for s in [arity_4, layers_5, parents_7] {
+            assert!(!s.is_native(), "{s:?}");
+        }
+    }
+}
