@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB, SectorShape8MiB};
+use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB, SectorShape64GiB, SectorShape8MiB};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
 use super::native_check::{describe, first_difference, Difference};
@@ -129,4 +129,12 @@ fn a_difference_is_located_at_its_gadget() {
         assert!(text.contains(&format!("aux {index} differs")) && text.contains(expect), "{text}");
         eprintln!("{text}");
     }
+}
+
+/// 64GiB adds an arity-2 top level to trees R and C: challenge 0 of partition 0.
+#[test]
+fn synthetic_64gib_window_native_equals_synthesis() {
+    let circuits = synthetic::<SectorShape64GiB>(PorepKind::S64GiB, 4, 2);
+    assert_eq!(circuits.shape.tree_arities.last(), Some(&2));
+    window_equal(&circuits, 0, 0);
 }
