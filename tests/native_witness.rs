@@ -5,9 +5,9 @@ mod common;
 use std::path::Path;
 
 use filecoin_proofs_api::RegisteredSealProof;
+use filsnark::circuit::circuits_from_c1;
 use filsnark::circuit::native_check::{describe, first_difference};
-use filsnark::circuit::{circuits_from_c1, SectorIdentity};
-use filsnark::input::C1Input;
+use filsnark::input::{C1Input, SectorIdentity};
 
 fn native_equals_synthesis(proof: RegisteredSealProof, sector_num: u64, seed: u64) {
     let dir = tempfile::tempdir().unwrap();

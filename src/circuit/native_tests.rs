@@ -10,8 +10,8 @@ use storage_proofs_core::merkle::MerkleTreeTrait;
 use super::native_check::{describe, first_difference, Difference};
 use super::porep::{porep_circuits, PorepCircuits};
 use super::witness::WitnessCs;
-use super::{CircuitsDyn, SectorIdentity, Statement};
-use crate::input::{C1Input, PorepKind};
+use super::{CircuitsDyn, Statement};
+use crate::input::{C1Input, PorepKind, SectorIdentity};
 use crate::synth::{synth_c1, SynthOptions};
 use crate::witness::{porep, PackedAux, PackedWitness};
 

@@ -27,7 +27,7 @@ use storage_proofs_porep::stacked::{
 
 use super::native_check::Locate;
 use super::witness::{Assignment, WitnessCs};
-use crate::input::{prover_id, C1Input, PorepKind};
+use crate::input::{prover_id, C1Input, PorepKind, SectorIdentity};
 use crate::witness::{
     check_partitions, porep_partition, vanilla, ChallengeProof, PackedWitness, PartitionRoots, Shape,
 };
@@ -61,13 +61,6 @@ pub struct PorepCircuits<Tree: 'static + MerkleTreeTrait> {
     /// What the circuit reads of `vanilla`, per partition and challenge (the native witness's
     /// input).
     pub(super) native: Vec<Vec<ChallengeProof>>,
-}
-
-/// The sector a proof is about, as lotus names it.
-#[derive(Clone, Debug)]
-pub struct SectorIdentity {
-    pub miner_id: u64,
-    pub sector_num: u64,
 }
 
 /// The public part of a seal: what `verify_seal` takes besides the proof.
@@ -179,7 +172,7 @@ impl<Tree: 'static + MerkleTreeTrait> PorepCircuits<Tree> {
     }
 }
 
-/// Constraints per partition (FACTS.md), so the recording vectors are allocated once.
+/// Constraints per partition (docs/facts.md), so the recording vectors are allocated once.
 pub fn expected_constraints(kind: PorepKind) -> usize {
     match kind {
         PorepKind::S2KiB => 2_687_961,

@@ -4,4 +4,4 @@ pub mod c1;
 pub mod proof_type;
 
 pub use c1::C1Input;
-pub use proof_type::{prover_id, PorepKind};
+pub use proof_type::{prover_id, PorepKind, SectorIdentity};

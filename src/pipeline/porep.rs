@@ -10,8 +10,9 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::budget::{self, Demand, MemoryPlan};
 use super::{Record, Stages};
-use crate::circuit::{circuits_from_c1, Assignment, CircuitsDyn, SectorIdentity};
+use crate::circuit::{circuits_from_c1, Assignment, CircuitsDyn};
 use crate::groth16::{randomness, PreparedVerifyingKey, PROOF_BYTES};
+use crate::input::SectorIdentity;
 use crate::input::{C1Input, PorepKind};
 use crate::prover::{Backend, ProveTimings, Proved};
 use crate::srs::{self, ParamsFile};
