@@ -138,3 +138,74 @@ fn synthetic_64gib_window_native_equals_synthesis() {
     assert_eq!(circuits.shape.tree_arities.last(), Some(&2));
     window_equal(&circuits, 0, 0);
 }
+
+/// CPU time of the calling thread (Linux: `/proc/thread-self/schedstat`, nanoseconds on CPU).
+fn thread_cpu() -> std::time::Duration {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+    std::time::Duration::from_nanos(s.split_whitespace().next().unwrap().parse().unwrap())
+}
+
+/// CPU time of the whole process, all threads (Linux: `/proc/self/stat`, clock ticks of 10 ms).
+fn process_cpu() -> std::time::Duration {
+    let s = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let fields: Vec<&str> = s.rsplit(')').next().unwrap().split_whitespace().collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    std::time::Duration::from_millis(ticks * 10)
+}
+
+/// Native witness against gadget synthesis in CPU time: partition 0 of the 2KiB fixture
+/// (`FILSNARK_TIME_SIZE=2KiB`, default) or one challenge and a whole partition of a synthetic
+/// 32GiB c1 (`32GiB`), `FILSNARK_TIME_RUNS` native runs (default 20).
+/// `cargo test --release --lib time_native -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn time_native() {
+    let runs: u32 = std::env::var("FILSNARK_TIME_RUNS").map_or(20, |s| s.parse().unwrap());
+    let size = std::env::var("FILSNARK_TIME_SIZE").unwrap_or_else(|_| "2KiB".into());
+    let threads = rayon::current_num_threads();
+    if size == "32GiB" {
+        let circuits = synthetic::<SectorShape32GiB>(PorepKind::S32GiB, 1, 1);
+        let t = thread_cpu();
+        let plain = crate::witness::vanilla::partition_proofs(&circuits.vanilla).unwrap();
+        crate::witness::check_partitions(&circuits.shape, &plain).unwrap();
+        eprintln!("32GiB: reading and checking all vanilla proofs at load: {:.2?} CPU", thread_cpu() - t);
+        let roots = circuits.partition_roots(0).unwrap();
+        let (p, t) = (&circuits.native[0][0], thread_cpu());
+        for _ in 0..runs {
+            porep::challenge(&circuits.shape, &roots, p);
+        }
+        let native = (thread_cpu() - t) / runs;
+        let t = thread_cpu();
+        let mut cs = WitnessCs::with_capacity(7_300_000);
+        circuits.synthesize_challenges(0, 0..1, &mut cs).unwrap();
+        let gadget = thread_cpu() - t;
+        let (wall, cpu) = (Instant::now(), process_cpu());
+        for _ in 0..runs {
+            circuits.native_witness(0).unwrap().unwrap();
+        }
+        let (wall, cpu) = (wall.elapsed() / runs, (process_cpu() - cpu) / runs);
+        eprintln!(
+            "32GiB one challenge, CPU time of one thread: native {native:.2?}, synthesis (prefix + challenge) \
+             {gadget:.2?}; whole partition natively: {wall:.2?} wall, {cpu:.2?} CPU on {threads} threads"
+        );
+        return;
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("params/fixtures/c1-2kib-t01000-s1.json");
+    let c1 = C1Input::load(&path).unwrap();
+    let circuits = porep_circuits::<SectorShape2KiB>(&c1, &SectorIdentity { miner_id: 1000, sector_num: 1 }).unwrap();
+    let (wall, cpu) = (Instant::now(), process_cpu());
+    for _ in 0..runs {
+        circuits.native_witness(0).unwrap().unwrap();
+    }
+    let (native_wall, native_cpu) = (wall.elapsed() / runs, (process_cpu() - cpu) / runs);
+    let (wall, cpu) = (Instant::now(), process_cpu());
+    circuits.synthesize(0).unwrap();
+    let (par_wall, par_cpu) = (wall.elapsed(), process_cpu() - cpu);
+    let t = thread_cpu();
+    circuits.synthesize_sequential(0).unwrap();
+    let seq = thread_cpu() - t;
+    eprintln!(
+        "2KiB partition on {threads} threads: native {native_wall:.2?} wall / {native_cpu:.2?} CPU; synthesis in \
+         windows {par_wall:.2?} wall / {par_cpu:.2?} CPU; sequential synthesis {seq:.2?} CPU"
+    );
+}
