@@ -120,6 +120,21 @@ where
         Ok(())
     }
 
+    /// Synthesizes partition `k`'s prefix and the challenges in `range` into `cs`: the
+    /// circuit of a partition with just those challenges.
+    pub(super) fn synthesize_challenges<CS: ConstraintSystem<Scalar>>(
+        &self,
+        k: usize,
+        range: Range<usize>,
+        cs: &mut CS,
+    ) -> Result<()> {
+        self.check_partition(k)?;
+        ensure!(range.end <= self.vanilla[k].len(), "partition {k} has {} challenges", self.vanilla[k].len());
+        Partition { circuits: self, k }
+            .synthesize_range(cs, range.clone())
+            .map_err(|e| anyhow!("synthesis of partition {k} challenges {range:?} failed: {e}"))
+    }
+
     /// Partition `k`'s witness, its challenges synthesized in parallel: the same
     /// [`Assignment`] as the sequential synthesis.
     /// The span comes from this process's earlier partitions, else from the measured table
