@@ -221,6 +221,9 @@ pub trait CircuitsDyn: Statement {
     fn synthesize(&self, k: usize) -> Result<Assignment>;
     /// The same from one sequential synthesis (the reference).
     fn synthesize_sequential(&self, k: usize) -> Result<Assignment>;
+    /// Partition `k` cut to the given challenges: its prefix, then those challenges in the
+    /// order given (a window of a partition too large to synthesize whole).
+    fn synthesize_challenges(&self, k: usize, challenges: &[usize]) -> Result<Assignment>;
 }
 impl<Tree: 'static + MerkleTreeTrait> CircuitsDyn for PorepCircuits<Tree>
 where
@@ -231,6 +234,9 @@ where
     }
     fn synthesize_sequential(&self, k: usize) -> Result<Assignment> {
         self.synthesize_partition_sequential(k)
+    }
+    fn synthesize_challenges(&self, k: usize, challenges: &[usize]) -> Result<Assignment> {
+        self.synthesize_selected_challenges(k, challenges)
     }
 }
 
