@@ -10,7 +10,6 @@
 //! directory cannot be written the cache says so once and keeps the constraints in memory.
 //! Within a process every shape is loaded or compiled once and shared.
 use std::collections::HashMap;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -131,12 +130,12 @@ impl ConstraintCache {
     fn load(&self, key: &CacheKey) -> Option<Compiled> {
         let dir = self.dir.as_ref()?;
         let path = dir.join(key.file_name());
+        if !path.exists() {
+            (self.notify)(&format!("compiling the {} constraints (once; kept in {})", key.shape, dir.display()));
+            return None;
+        }
         match format::read(&path, &key.text()) {
             Ok(c) => Some(c),
-            Err(e) if e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::NotFound) => {
-                (self.notify)(&format!("compiling the {} constraints (once; kept in {})", key.shape, dir.display()));
-                None
-            }
             Err(e) => {
                 (self.notify)(&format!("{}: {e:#}; compiling the {} constraints again", path.display(), key.shape));
                 None

@@ -93,7 +93,7 @@ pub struct Densities {
 }
 
 /// A compiled circuit shape (see the module doc of [`super`] for the layout).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Compiled {
     /// The official parameter file stem of the shape.
     pub stem: String,

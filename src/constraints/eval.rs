@@ -8,6 +8,7 @@
 //! once per row. Field arithmetic is exact, so the order of the terms does not matter: the
 //! result is the gadget synthesis's, byte for byte.
 use std::mem::MaybeUninit;
+use std::sync::OnceLock;
 
 use anyhow::{bail, ensure, Result};
 use blstrs::Scalar;
@@ -16,6 +17,7 @@ use rayon::prelude::*;
 
 use super::coeff::{pow2_values, CLASS_SHIFT, NEG_POW2, PAYLOAD_MASK, POS_POW2};
 use super::compiled::{Compiled, Csr};
+use super::limbs::{self, Fr4};
 use crate::circuit::r1cs::INPUT_FLAG;
 use crate::circuit::Assignment;
 use crate::witness::PackedWitness;
@@ -52,7 +54,7 @@ const CHUNK: usize = 1 << 13;
 pub fn evaluate_abc(compiled: &Compiled, w: &PackedWitness) -> Result<Abc> {
     let z = Z::new(compiled, w)?;
     let n = compiled.num_constraints();
-    let (mut a, mut b, mut c) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut a, mut b, mut c) = (huge_vec(n), huge_vec(n), huge_vec(n));
     {
         let (sa, sb, sc) =
             (&mut a.spare_capacity_mut()[..n], &mut b.spare_capacity_mut()[..n], &mut c.spare_capacity_mut()[..n]);
@@ -73,13 +75,25 @@ pub fn evaluate_abc(compiled: &Compiled, w: &PackedWitness) -> Result<Abc> {
     Ok(Abc { a, b, c })
 }
 
+/// Room for `n` scalars, huge pages asked for: the outputs are written once, front to back,
+/// and with 4 KiB pages a third of the evaluation went to page faults.
+fn huge_vec(n: usize) -> Vec<Scalar> {
+    const HUGE: usize = 1 << 21;
+    let mut v: Vec<Scalar> = Vec::with_capacity(n);
+    let start = v.as_mut_ptr() as usize;
+    let (from, to) = (start.next_multiple_of(HUGE), (start + n * std::mem::size_of::<Scalar>()) / HUGE * HUGE);
+    if to > from {
+        crate::cpu::avx512::advise_huge(from as *mut u8, to - from);
+    }
+    v
+}
+
 /// Evaluates rows `first..first + out.len()` into `out` (A, B, C).
 fn rows(compiled: &Compiled, z: &Z, first: usize, out: [&mut [MaybeUninit<Scalar>]; 3]) {
-    let len = out[0].len();
     let circuit = compiled.circuit_constraints();
     let (prefix, per) = (&compiled.prefix, &compiled.per);
-    for i in 0..len {
-        let r = first + i;
+    let [oa, ob, oc] = out;
+    for (r, ((a, b), c)) in (first..).zip(oa.iter_mut().zip(ob.iter_mut()).zip(oc.iter_mut())) {
         let (block, row, shift) = if r < prefix.constraints {
             (&compiled.head, r, Shift::NONE)
         } else if r < circuit {
@@ -94,14 +108,15 @@ fn rows(compiled: &Compiled, z: &Z, first: usize, out: [&mut [MaybeUninit<Scalar
             (&compiled.template, t - j * per.constraints, shift)
         } else {
             // input_i · 0 = 0
-            out[0][i].write(z.inputs[r - circuit]);
-            out[1][i].write(Scalar::ZERO);
-            out[2][i].write(Scalar::ZERO);
+            a.write(z.inputs[r - circuit]);
+            b.write(Scalar::ZERO);
+            c.write(Scalar::ZERO);
             continue;
         };
-        for m in 0..3 {
-            out[m][i].write(row_value(&block.m[m], row, shift, z, &compiled.table));
-        }
+        let value = |m: usize| row_value(&block.m[m], row, shift, z, &compiled.table);
+        a.write(value(0));
+        b.write(value(1));
+        c.write(value(2));
     }
 }
 
@@ -121,8 +136,7 @@ impl Shift {
 /// Σ coefficient · z over one row.
 #[inline(always)]
 fn row_value(csr: &Csr, row: usize, s: Shift, z: &Z, table: &[Scalar]) -> Scalar {
-    let mut small: i128 = 0;
-    let mut big = Scalar::ZERO;
+    let mut acc = Acc { small: 0, big: None };
     for k in csr.terms(row) {
         let (col, code) = (csr.cols[k], csr.codes[k]);
         let value = if col & INPUT_FLAG == 0 {
@@ -135,61 +149,103 @@ fn row_value(csr: &Csr, row: usize, s: Shift, z: &Z, table: &[Scalar]) -> Scalar
         };
         match value {
             Value::Zero => {}
-            Value::One => add_coefficient(&mut small, &mut big, code, table),
-            Value::Field(v) => big += times_coefficient(v, code, table),
+            Value::One => acc.add_coefficient(code, table),
+            Value::Field(v) => acc.add_big(times_coefficient(v, code, table)),
         }
     }
-    big + small_to_fr(small)
+    let small = small_to_fr(acc.small, z.smalls);
+    limbs::scalar(match acc.big {
+        None => small,
+        Some(big) if acc.small == 0 => big,
+        Some(big) => limbs::add(&big, &small),
+    })
 }
 
-/// Adds 1 · coefficient: to the integer sum when it is ±2^k with k ≤ 62.
-#[inline(always)]
-fn add_coefficient(small: &mut i128, big: &mut Scalar, code: u32, table: &[Scalar]) {
-    let (class, payload) = (code >> CLASS_SHIFT, code & PAYLOAD_MASK);
-    match class {
-        POS_POW2 if payload <= 62 => *small += 1i128 << payload,
-        NEG_POW2 if payload <= 62 => *small -= 1i128 << payload,
-        POS_POW2 => *big += pow2_values()[payload as usize],
-        NEG_POW2 => *big -= pow2_values()[payload as usize],
-        _ => *big += table[payload as usize],
+/// A row's sum: an integer part and, only once a term needs it, a field part (most rows
+/// never touch the field).
+struct Acc {
+    small: i128,
+    big: Option<Fr4>,
+}
+
+impl Acc {
+    #[inline(always)]
+    fn add_big(&mut self, x: Fr4) {
+        self.big = Some(match self.big {
+            None => x,
+            Some(b) => limbs::add(&b, &x),
+        });
+    }
+
+    /// Adds 1 · coefficient: to the integer part when it is ±2^k with k ≤ 62.
+    #[inline(always)]
+    fn add_coefficient(&mut self, code: u32, table: &[Scalar]) {
+        let (class, payload) = (code >> CLASS_SHIFT, code & PAYLOAD_MASK);
+        match class {
+            POS_POW2 if payload <= 62 => self.small += 1i128 << payload,
+            NEG_POW2 if payload <= 62 => self.small -= 1i128 << payload,
+            POS_POW2 => self.add_big(limbs::of(&pow2_values()[payload as usize])),
+            NEG_POW2 => self.add_big(limbs::neg(&limbs::of(&pow2_values()[payload as usize]))),
+            _ => self.add_big(limbs::of(&table[payload as usize])),
+        }
     }
 }
 
 /// v · coefficient.
 #[inline(always)]
-fn times_coefficient(v: &Scalar, code: u32, table: &[Scalar]) -> Scalar {
+fn times_coefficient(v: &Scalar, code: u32, table: &[Scalar]) -> Fr4 {
     let (class, payload) = (code >> CLASS_SHIFT, code & PAYLOAD_MASK);
+    let v4 = limbs::of(v);
     let pow = |k: u32| match k {
-        0 => *v,
-        1 => v.double(),
-        _ => *v * pow2_values()[k as usize],
+        0 => v4,
+        1 => limbs::add(&v4, &v4),
+        _ => limbs::of(&(*v * pow2_values()[k as usize])),
     };
     match class {
         POS_POW2 => pow(payload),
-        NEG_POW2 => -pow(payload),
-        _ => *v * table[payload as usize],
+        NEG_POW2 => limbs::neg(&pow(payload)),
+        _ => limbs::of(&(*v * table[payload as usize])),
     }
+}
+
+/// Row sums below this (in absolute value) come from a table: most rows of the SHA-256
+/// gadgets sum to a few bits.
+const SMALL: usize = 1 << 12;
+
+/// 0, 1, …, SMALL − 1 as field elements.
+fn small_values() -> &'static [Scalar] {
+    static SMALLS: OnceLock<Vec<Scalar>> = OnceLock::new();
+    SMALLS.get_or_init(|| (0..SMALL as u64).map(u64_to_fr).collect())
+}
+
+/// v as a field element (Montgomery form: v·R² reduced once).
+#[inline(always)]
+fn u64_to_fr(v: u64) -> Scalar {
+    let mut out = blst::blst_fr::default();
+    let limbs = [v, 0, 0, 0];
+    // SAFETY: blst reads four limbs from `limbs` and writes `out`.
+    unsafe { blst::blst_fr_from_uint64(&mut out, limbs.as_ptr()) };
+    Scalar::from(out)
 }
 
 /// An integer (|v| < 2^127) as a field element.
 #[inline(always)]
-fn small_to_fr(v: i128) -> Scalar {
-    match v {
-        0 => Scalar::ZERO,
-        1 => Scalar::ONE,
-        _ => {
-            let m = v.unsigned_abs();
-            let (lo, hi) = (m as u64, (m >> 64) as u64);
-            let mut x = Scalar::from(lo);
-            if hi != 0 {
-                x += Scalar::from(hi) * pow2_values()[64];
-            }
-            if v < 0 {
-                -x
-            } else {
-                x
-            }
+fn small_to_fr(v: i128, smalls: &[Scalar]) -> Fr4 {
+    let m = v.unsigned_abs();
+    let x = if m < SMALL as u128 {
+        limbs::of(&smalls[m as usize])
+    } else {
+        let (lo, hi) = (m as u64, (m >> 64) as u64);
+        let mut x = u64_to_fr(lo);
+        if hi != 0 {
+            x += u64_to_fr(hi) * pow2_values()[64];
         }
+        limbs::of(&x)
+    };
+    if v < 0 {
+        limbs::neg(&x)
+    } else {
+        x
     }
 }
 
@@ -203,12 +259,14 @@ enum Value<'a> {
 /// The assignment z = (inputs, aux) read from a packed witness.
 struct Z<'a> {
     inputs: &'a [Scalar],
-    bits: &'a [u64],
-    mask: &'a [u64],
+    /// Per 64 aux: the field mask and the value bits side by side (one cache line serves
+    /// both).
+    words: Vec<[u64; 2]>,
     fields: &'a [Scalar],
     /// Field elements before each word of the mask.
     field_rank: Vec<u32>,
     len: usize,
+    smalls: &'static [Scalar],
 }
 
 impl<'a> Z<'a> {
@@ -240,7 +298,8 @@ impl<'a> Z<'a> {
             aux.fields().len()
         );
         ensure!(before < u64::from(u32::MAX), "more than 2^32 field elements");
-        Ok(Z { inputs: &w.inputs, bits: aux.bit_words(), mask, fields: aux.fields(), field_rank, len: aux.len() })
+        let words = mask.iter().zip(aux.bit_words()).map(|(&m, &b)| [m, b]).collect();
+        Ok(Z { inputs: &w.inputs, words, fields: aux.fields(), field_rank, len: aux.len(), smalls: small_values() })
     }
 
     #[inline(always)]
@@ -255,11 +314,11 @@ impl<'a> Z<'a> {
     #[inline(always)]
     fn aux(&self, i: usize) -> Value<'a> {
         let (w, b) = (i / 64, i % 64);
-        let m = self.mask[w];
+        let [m, bits] = self.words[w];
         if m >> b & 1 == 1 {
             let below = (m & ((1u64 << b) - 1)).count_ones();
             Value::Field(&self.fields[(self.field_rank[w] + below) as usize])
-        } else if self.bits[w] >> b & 1 == 1 {
+        } else if bits >> b & 1 == 1 {
             Value::One
         } else {
             Value::Zero

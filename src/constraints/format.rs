@@ -98,7 +98,7 @@ impl<W: Write> Hashing<'_, W> {
 }
 
 /// Reads the compiled constraints stored under `key` at `path`. An error says what is wrong
-/// with the file; a missing file is an `io::ErrorKind::NotFound` error at the root.
+/// with the file.
 pub fn read(path: &Path, key: &str) -> Result<Compiled> {
     let file = File::open(path)?;
     let file_len = file.metadata()?.len();

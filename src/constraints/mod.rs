@@ -44,10 +44,13 @@
 //! occur in A; which inputs and aux occur in B) depend on the shape alone and are computed
 //! here once ([`Compiled::densities`]).
 pub mod cache;
+#[cfg(test)]
+mod cache_tests;
 pub mod coeff;
 pub mod compiled;
 pub mod eval;
 pub mod format;
+mod limbs;
 pub mod template;
 #[cfg(test)]
 mod tests;

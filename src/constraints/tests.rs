@@ -176,7 +176,7 @@ fn perturbed_porep_recording_is_not_a_template() {
 }
 
 /// Compiled shapes, one per kind per test process.
-fn compiled(kind: PorepKind) -> Arc<Compiled> {
+pub(super) fn compiled(kind: PorepKind) -> Arc<Compiled> {
     static SHAPES: Mutex<Vec<(PorepKind, Arc<Compiled>)>> = Mutex::new(Vec::new());
     let mut shapes = SHAPES.lock().unwrap();
     if let Some((_, c)) = shapes.iter().find(|(k, _)| *k == kind) {
@@ -264,4 +264,67 @@ fn a_witness_of_another_shape_is_refused() {
     let mut w = packed(&toy_witness(&toy));
     w.inputs[0] = Scalar::from(2u64);
     assert!(format!("{}", evaluate(&c, &w).err().unwrap()).contains("public input 0 is not ONE"));
+}
+
+/// Times compiling a shape and evaluating it against gadget synthesis, on one core (core-
+/// seconds) and on all: `FILSNARK_TIME_SIZE` (2KiB, 8MiB, 512MiB, 32GiB; 32GiB times the
+/// window of challenges 0, 1, 17 of partition 9 and scales it to 18 challenges).
+/// `cargo test --release --lib constraints::tests::time_compiled -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn time_compiled() {
+    use std::time::Instant;
+    let kind = PorepKind::parse(&std::env::var("FILSNARK_TIME_SIZE").unwrap_or_else(|_| "2KiB".into())).unwrap();
+    let t = Instant::now();
+    let c = compile_porep(kind, &|m| eprintln!("{m}")).unwrap();
+    eprintln!("{}: compiled in {:.1?}", kind.name(), t.elapsed());
+    let full_csr = 8 * c.nnz().iter().sum::<usize>() + 12 * (c.circuit_constraints() + 1) + 32 * (c.table.len() + 1);
+    let cuzk = 36 * c.nnz().iter().sum::<usize>() + 12 * (c.circuit_constraints() + 1);
+    eprintln!(
+        "  head {} rows, template {} rows, nnz per partition {:?}, table {} coefficients; {} bytes compiled \
+         (head {}, template {}, table {}); u32 CSR of the whole partition {full_csr}; CSR with a 32-byte scalar per \
+         entry {cuzk}",
+        c.head.rows,
+        c.template.rows,
+        c.nnz(),
+        c.table.len(),
+        c.bytes(),
+        c.head.bytes(),
+        c.template.bytes(),
+        32 * c.table.len()
+    );
+    let t = Instant::now();
+    let circuits = if kind == PorepKind::S2KiB { fixture_circuits() } else { synthetic_circuits(kind) };
+    eprintln!("  c1 in {:.1?}", t.elapsed());
+    let (window, k, sel): (Compiled, usize, Vec<usize>) = match kind {
+        PorepKind::S32GiB | PorepKind::S64GiB => (c.with_challenges(3).unwrap(), 9, vec![0, 1, 17]),
+        _ => (c.clone(), 0, (0..c.challenges).collect()),
+    };
+    let scale = c.challenges as f64 / sel.len() as f64;
+    for threads in [1, rayon::current_num_threads()] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let t = Instant::now();
+            let want = circuits.synthesize_challenges(k, &sel).unwrap();
+            let synth = t.elapsed().as_secs_f64();
+            let w = packed(&want);
+            let t = Instant::now();
+            let abc = evaluate_abc(&window, &w).unwrap();
+            let eval_abc = t.elapsed().as_secs_f64();
+            drop(abc);
+            let t = Instant::now();
+            let got = evaluate(&window, &w).unwrap();
+            let eval = t.elapsed().as_secs_f64();
+            assert_same_assignment(&got, &want, kind.name());
+            eprintln!(
+                "  {threads} thread(s), {} challenges: gadget synthesis {synth:.2} s, A·z B·z C·z {eval_abc:.2} s, \
+                 with aux scalars and densities {eval:.2} s; per partition ×{scale:.0}: synthesis {:.1} s, \
+                 evaluation {:.2} s ({:.0}× less)",
+                sel.len(),
+                synth * scale,
+                eval * scale,
+                synth / eval
+            );
+        });
+    }
 }
