@@ -16,7 +16,7 @@ use ff::Field;
 use rayon::prelude::*;
 
 use super::coeff::{pow2_values, CLASS_SHIFT, NEG_POW2, PAYLOAD_MASK, POS_POW2};
-use super::compiled::{Compiled, Csr};
+use super::compiled::{Block, Compiled, Csr};
 use super::limbs::{self, Fr4};
 use crate::circuit::r1cs::INPUT_FLAG;
 use crate::circuit::Assignment;
@@ -88,35 +88,58 @@ fn huge_vec(n: usize) -> Vec<Scalar> {
     v
 }
 
-/// Evaluates rows `first..first + out.len()` into `out` (A, B, C).
+/// Evaluates rows `first..first + out.len()` into `out` (A, B, C), in stretches that lie in
+/// one block and challenge.
 fn rows(compiled: &Compiled, z: &Z, first: usize, out: [&mut [MaybeUninit<Scalar>]; 3]) {
     let circuit = compiled.circuit_constraints();
     let (prefix, per) = (&compiled.prefix, &compiled.per);
-    let [oa, ob, oc] = out;
-    for (r, ((a, b), c)) in (first..).zip(oa.iter_mut().zip(ob.iter_mut()).zip(oc.iter_mut())) {
-        let (block, row, shift) = if r < prefix.constraints {
-            (&compiled.head, r, Shift::NONE)
+    let [mut oa, mut ob, mut oc] = out;
+    let mut r = first;
+    while !oa.is_empty() {
+        let (block, row, shift, n) = if r < prefix.constraints {
+            (&compiled.head, r, Shift::NONE, prefix.constraints - r)
         } else if r < circuit {
             let t = r - prefix.constraints;
-            let j = t / per.constraints;
+            let (j, row) = (t / per.constraints, t % per.constraints);
             let shift = Shift {
                 inputs_from: prefix.inputs as u32,
                 inputs_by: (j * per.inputs) as u32,
                 aux_from: prefix.aux as u32,
                 aux_by: (j * per.aux) as u32,
             };
-            (&compiled.template, t - j * per.constraints, shift)
+            (&compiled.template, row, shift, per.constraints - row)
         } else {
-            // input_i · 0 = 0
-            a.write(z.inputs[r - circuit]);
-            b.write(Scalar::ZERO);
-            c.write(Scalar::ZERO);
-            continue;
+            input_rows(z, r - circuit, [oa, ob, oc]);
+            return;
         };
-        let value = |m: usize| row_value(&block.m[m], row, shift, z, &compiled.table);
-        a.write(value(0));
-        b.write(value(1));
-        c.write(value(2));
+        let n = n.min(oa.len());
+        let (a, rest_a) = std::mem::take(&mut oa).split_at_mut(n);
+        let (b, rest_b) = std::mem::take(&mut ob).split_at_mut(n);
+        let (c, rest_c) = std::mem::take(&mut oc).split_at_mut(n);
+        block_rows(block, row, shift, z, &compiled.table, [a, b, c]);
+        (oa, ob, oc) = (rest_a, rest_b, rest_c);
+        r += n;
+    }
+}
+
+/// Rows `row..` of a block, shifted by `shift`, into `out` (A, B, C).
+fn block_rows(block: &Block, row: usize, shift: Shift, z: &Z, table: &[Scalar], out: [&mut [MaybeUninit<Scalar>]; 3]) {
+    let [oa, ob, oc] = out;
+    let [ma, mb, mc] = &block.m;
+    for (row, ((a, b), c)) in (row..).zip(oa.iter_mut().zip(ob.iter_mut()).zip(oc.iter_mut())) {
+        a.write(row_value(ma, row, shift, z, table));
+        b.write(row_value(mb, row, shift, z, table));
+        c.write(row_value(mc, row, shift, z, table));
+    }
+}
+
+/// The `input_i · 0 = 0` rows from input `i` on: A·z = input_i, B·z = C·z = 0.
+fn input_rows(z: &Z, i: usize, out: [&mut [MaybeUninit<Scalar>]; 3]) {
+    let [oa, ob, oc] = out;
+    for (v, ((a, b), c)) in z.inputs[i..].iter().zip(oa.iter_mut().zip(ob.iter_mut()).zip(oc.iter_mut())) {
+        a.write(*v);
+        b.write(Scalar::ZERO);
+        c.write(Scalar::ZERO);
     }
 }
 
