@@ -3,6 +3,8 @@
 //! The library is laid out by the stage of the math each module owns:
 //! - [`input`]   — c1.json (lotus/Curio wrapper and raw form), registered proofs, sector shapes.
 //! - [`circuit`] — building Filecoin circuits and recording their witness (A·z, B·z, C·z, densities).
+//! - [`constraints`] — a shape's R1CS compiled once (per-challenge template, coefficient classes,
+//!   on-disk cache) and evaluated at a packed witness (A·z, B·z, C·z, densities).
 //! - [`srs`]     — the official `.params`/`.vk` format: mmap, section offsets, validation, lookup.
 //! - [`groth16`] — backend-independent Groth16: H polynomial plan, proof assembly, encoding, verification.
 //! - [`cpu`]     — NTT and MSM on the CPU (blst + rayon): the reference and the fallback.
@@ -13,12 +15,14 @@
 //! - [`synth`]   — synthetic C1 outputs: valid vanilla proofs without sealing a sector.
 pub mod bench;
 pub mod circuit;
+pub mod constraints;
 pub mod cpu;
 pub mod devices;
 pub mod ec;
 pub mod field;
 pub mod gpu;
 pub mod groth16;
+pub mod hostmem;
 pub mod input;
 pub mod output;
 pub mod pipeline;

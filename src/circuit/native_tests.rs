@@ -77,7 +77,7 @@ where
 
     let t = Instant::now();
     let mut cs = WitnessCs::with_capacity(native.aux.len() + 8192);
-    circuits.synthesize_challenges(k, j..j + 1, &mut cs).unwrap();
+    circuits.synthesize_range_into(k, j..j + 1, &mut cs).unwrap();
     let want = cs.finish();
     let gadget_time = t.elapsed();
     if let Some(d) = first_difference(&native, &want) {
@@ -177,7 +177,7 @@ fn time_native() {
         let native = (thread_cpu() - t) / runs;
         let t = thread_cpu();
         let mut cs = WitnessCs::with_capacity(7_300_000);
-        circuits.synthesize_challenges(0, 0..1, &mut cs).unwrap();
+        circuits.synthesize_range_into(0, 0..1, &mut cs).unwrap();
         let gadget = thread_cpu() - t;
         let (wall, cpu) = (Instant::now(), process_cpu());
         for _ in 0..runs {

@@ -236,6 +236,9 @@ pub trait CircuitsDyn: Statement {
     /// partition `k`'s prefix and `challenges` (all of them if `None`); `None` if that circuit
     /// allocates fewer.
     fn aux_namespace(&self, k: usize, challenges: Option<Range<usize>>, index: usize) -> Result<Option<String>>;
+    /// Partition `k` cut to the given challenges: its prefix, then those challenges in the
+    /// order given (a window of a partition too large to synthesize whole).
+    fn synthesize_challenges(&self, k: usize, challenges: &[usize]) -> Result<Assignment>;
 }
 impl<Tree: 'static + MerkleTreeTrait> CircuitsDyn for PorepCircuits<Tree>
 where
@@ -253,8 +256,11 @@ where
     fn aux_namespace(&self, k: usize, challenges: Option<Range<usize>>, index: usize) -> Result<Option<String>> {
         let mut cs = Locate::new(index);
         let all = 0..self.vanilla.get(k).map_or(0, Vec::len);
-        self.synthesize_challenges(k, challenges.unwrap_or(all), &mut cs)?;
+        self.synthesize_range_into(k, challenges.unwrap_or(all), &mut cs)?;
         Ok(cs.found)
+    }
+    fn synthesize_challenges(&self, k: usize, challenges: &[usize]) -> Result<Assignment> {
+        self.synthesize_selected_challenges(k, challenges)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The GPUs as a [`Backend`]: one [`GpuProver`] per device, one device lock each. A device
 //! failure (out of memory, a kernel error) is an error here; handing the partition to the CPU
-//! instead is the caller's choice ([`crate::devices`]).
+//! instead is the caller's choice (`devices`, above both backends).
 use anyhow::Result;
 use blstrs::Scalar;
 

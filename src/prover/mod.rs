@@ -1,6 +1,6 @@
 //! The backend-neutral prover layer: what proving one synthesized partition means, whoever does
-//! it. The pipeline depends on this layer; the CPU ([`crate::cpu`]) and the GPUs
-//! ([`crate::gpu`]) implement it; this layer knows neither.
+//! it. The pipeline depends on this layer; the CPU (`cpu`) and the GPUs
+//! (`gpu`) implement it; this layer knows neither.
 //! - [`Backend`] — proves partitions on one or more devices.
 //! - [`Proved`] — a backend's result: the proof, its stage timings, the spent assignment.
 //! - [`ProveTimings`] — wall time of each stage of one partition proof.
