@@ -12,7 +12,7 @@ use crate::groth16::{PreparedVerifyingKey, Proof};
 use crate::input::C1Input;
 use crate::input::SectorIdentity;
 use crate::pipeline::budget::MemoryPlan;
-use crate::pipeline::porep::{self as pp, Input, NoEvents, ParamsCache};
+use crate::pipeline::porep::{self as pp, HostTimings, Input, NoEvents, ParamsCache, WitnessMode};
 use crate::prover::{Backend, ProveTimings};
 use crate::srs::{self, ParamsFile, VerifyingKey};
 
@@ -24,6 +24,7 @@ pub struct ProveOptions {
     pub concurrency: Option<usize>,
     /// Host memory budget in bytes; None: 90% of MemAvailable.
     pub mem_budget: Option<u64>,
+    pub witness: WitnessMode,
 }
 
 /// Default `-c`: half the cores (at least 1). Synthesis runs one thread per partition; the
@@ -43,7 +44,9 @@ pub struct ProveReport {
 }
 
 pub struct PartitionReport {
+    /// The whole host stage (witness and evaluation).
     pub synthesis: Duration,
+    pub host: HostTimings,
     pub constraints: usize,
     pub prove: ProveTimings,
     /// Waiting for a device after synthesis.
@@ -63,7 +66,7 @@ pub fn prove(c1: &C1Input, opts: &ProveOptions) -> Result<ProveReport> {
 pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> Result<ProveReport> {
     let start = Instant::now();
     let mut cache = ParamsCache::default();
-    let input = Input::load(c1, &opts.sector, opts.params_dir.as_deref(), &mut cache)?;
+    let input = Input::load(c1, &opts.sector, opts.params_dir.as_deref(), &mut cache, opts.witness)?;
     let params = input.srs.path.clone();
     let inputs = [input];
     let plan = pp::Plan {
@@ -79,6 +82,7 @@ pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> R
         .iter()
         .map(|p| PartitionReport {
             synthesis: p.record.synthesis(),
+            host: p.host,
             constraints: p.constraints,
             prove: p.prove.clone(),
             queue_wait: p.record.queue_wait(),

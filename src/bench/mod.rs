@@ -20,7 +20,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::input::C1Input;
 use crate::input::SectorIdentity;
-use crate::pipeline::porep::{self as pp, Events, Input, ParamsCache};
+use crate::pipeline::porep::{self as pp, Events, Input, ParamsCache, WitnessMode};
 use crate::prover::Backend;
 use report::BenchReport;
 
@@ -37,6 +37,7 @@ pub struct BenchOptions {
     pub out_dir: Option<PathBuf>,
     /// Progress bars on stderr.
     pub progress: bool,
+    pub witness: WitnessMode,
 }
 
 struct BenchEvents {
@@ -92,7 +93,7 @@ pub fn run(inputs: &[(C1Input, SectorIdentity)], opts: &BenchOptions, backend: &
     let mut cache = ParamsCache::default();
     let loaded = inputs
         .iter()
-        .map(|(c1, sector)| Input::load(c1, sector, opts.params_dir.as_deref(), &mut cache))
+        .map(|(c1, sector)| Input::load(c1, sector, opts.params_dir.as_deref(), &mut cache, opts.witness))
         .collect::<Result<Vec<_>>>()?;
     let proofs: Vec<usize> = (0..opts.proofs).map(|i| i % loaded.len()).collect();
     let plan = pp::Plan {

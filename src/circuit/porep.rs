@@ -232,6 +232,8 @@ pub trait CircuitsDyn: Statement {
     /// to [`Self::synthesize`]'s; `None` when the native witness does not know the shape (then
     /// synthesize).
     fn native_witness(&self, k: usize) -> Option<Result<PackedWitness>>;
+    /// Whether [`Self::native_witness`] knows this shape.
+    fn has_native_witness(&self) -> bool;
     /// Diagnostics: the gadget namespace path that allocates aux `index` in the circuit of
     /// partition `k`'s prefix and `challenges` (all of them if `None`); `None` if that circuit
     /// allocates fewer.
@@ -252,6 +254,9 @@ where
     }
     fn native_witness(&self, k: usize) -> Option<Result<PackedWitness>> {
         self.shape.is_native().then(|| self.native_partition(k))
+    }
+    fn has_native_witness(&self) -> bool {
+        self.shape.is_native()
     }
     fn aux_namespace(&self, k: usize, challenges: Option<Range<usize>>, index: usize) -> Result<Option<String>> {
         let mut cs = Locate::new(index);

@@ -125,6 +125,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
         },
         out_dir: args.out_dir.clone(),
         progress: std::io::stderr().is_terminal(),
+        witness: args.devices.witness,
     };
     filsnark::output::remove_temp_files_on_interrupt();
     let backend = args.devices.backend()?;

@@ -7,6 +7,7 @@ use filsnark::devices;
 use filsnark::input::C1Input;
 use filsnark::input::SectorIdentity;
 use filsnark::pipeline::budget::parse_size;
+use filsnark::pipeline::porep::WitnessMode;
 use filsnark::porep::{self, ProveOptions};
 use filsnark::prover::{Backend, DeviceChoice};
 
@@ -66,6 +67,11 @@ pub struct DeviceArgs {
     /// memory for every MSM, as on a smaller card
     #[arg(long, value_parser = parse_size)]
     pub gpu_mem_cap: Option<u64>,
+    /// How each partition's witness is made: native (from the vanilla proofs, with the shape's compiled
+    /// constraints, cached in $FILSNARK_CACHE_DIR or ~/.cache/filsnark/constraints) or gadgets (the Filecoin
+    /// crates' circuit synthesis, the reference); both give the same proof
+    #[arg(long, default_value = "native")]
+    pub witness: WitnessMode,
 }
 
 impl DeviceArgs {
@@ -186,6 +192,7 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         seed: args.seed,
         concurrency: args.concurrency,
         mem_budget: args.mem_budget,
+        witness: args.devices.witness,
     };
     let report = porep::prove_with(&c1, &opts, backend.as_ref())?;
     filsnark::output::write_atomic(&out, &report.proof)?;
@@ -204,16 +211,30 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         println!("{line}");
     }
     println!(
-        "{:>4} {:>12} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "part", "constraints", "synth s", "queue", "H ntt", "H msm", "L msm", "A msm", "B1 msm", "B2 msm", "verify"
+        "{:>4} {:>12} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "part",
+        "constraints",
+        "witness",
+        "witness s",
+        "eval s",
+        "queue",
+        "H ntt",
+        "H msm",
+        "L msm",
+        "A msm",
+        "B1 msm",
+        "B2 msm",
+        "verify"
     );
     for (k, p) in report.partitions.iter().enumerate() {
         let t = &p.prove;
         println!(
-            "{:>4} {:>12} {:>10.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+            "{:>4} {:>12} {:>8} {:>9.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
             k,
             p.constraints,
-            p.synthesis.as_secs_f64(),
+            if p.host.native { "native" } else { "gadgets" },
+            p.host.witness.as_secs_f64(),
+            p.host.evaluation.as_secs_f64(),
             p.queue_wait.as_secs_f64(),
             t.h_ntt.as_secs_f64(),
             t.h_msm.as_secs_f64(),

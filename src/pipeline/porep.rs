@@ -4,18 +4,53 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 
 use super::budget::{self, Demand, MemoryPlan};
 use super::{Record, Stages};
 use crate::circuit::{circuits_from_c1, Assignment, CircuitsDyn};
+use crate::constraints::{evaluate, Compiled, ConstraintCache};
 use crate::groth16::{randomness, PreparedVerifyingKey, PROOF_BYTES};
 use crate::input::SectorIdentity;
 use crate::input::{C1Input, PorepKind};
 use crate::prover::{Backend, ProveTimings, Proved};
 use crate::srs::{self, ParamsFile};
+
+/// How a partition's witness is made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WitnessMode {
+    /// The native witness and the compiled constraints where the native witness knows the
+    /// shape, else the gadgets.
+    #[default]
+    Native,
+    /// Always the crates' gadgets (the reference).
+    Gadgets,
+}
+
+impl std::str::FromStr for WitnessMode {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "native" => Ok(Self::Native),
+            "gadgets" => Ok(Self::Gadgets),
+            _ => Err(format!("'{s}' is not a witness mode: use native or gadgets")),
+        }
+    }
+}
+
+/// Host time of one partition's witness.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HostTimings {
+    /// The native witness from the vanilla proofs, or the whole gadget synthesis.
+    pub witness: Duration,
+    /// A·z, B·z, C·z from the compiled constraints (zero on the gadget path, which records them
+    /// during synthesis).
+    pub evaluation: Duration,
+    /// Whether the native path made it.
+    pub native: bool,
+}
 
 /// One c1.json ready to prove: its circuits, parameters and prepared verifying key.
 pub struct Input {
@@ -26,6 +61,8 @@ pub struct Input {
     pub circuits: Arc<dyn CircuitsDyn>,
     pub srs: Arc<ParamsFile>,
     pub pvk: Arc<PreparedVerifyingKey>,
+    /// The compiled constraints when the native witness proves this input.
+    pub compiled: Option<Arc<Compiled>>,
 }
 
 impl Input {
@@ -36,10 +73,15 @@ impl Input {
         sector: &SectorIdentity,
         params_dir: Option<&std::path::Path>,
         cache: &mut ParamsCache,
+        witness: WitnessMode,
     ) -> Result<Self> {
         let circuits = circuits_from_c1(c1, sector).map_err(|e| anyhow!("{}: {e:#}", c1.path.display()))?;
         let path = srs::locate::find(params_dir, &circuits.params_stem(), "params")?;
         let (srs, pvk) = cache.get(&path)?;
+        let compiled = match witness {
+            WitnessMode::Native if circuits.has_native_witness() => Some(ConstraintCache::global().porep(c1.kind)?),
+            _ => None,
+        };
         Ok(Input {
             name: c1.path.display().to_string(),
             kind: c1.kind,
@@ -47,7 +89,24 @@ impl Input {
             circuits: Arc::from(circuits),
             srs,
             pvk,
+            compiled,
         })
+    }
+
+    /// Partition `k`'s assignment, natively when the input has compiled constraints.
+    fn assignment(&self, k: usize) -> Result<(Assignment, HostTimings)> {
+        let clock = Instant::now();
+        if let Some(compiled) = &self.compiled {
+            if let Some(w) = self.circuits.native_witness(k) {
+                let w = w?;
+                let witness = clock.elapsed();
+                let clock = Instant::now();
+                let asg = evaluate(compiled, &w)?;
+                return Ok((asg, HostTimings { witness, evaluation: clock.elapsed(), native: true }));
+            }
+        }
+        let asg = self.circuits.synthesize(k)?;
+        Ok((asg, HostTimings { witness: clock.elapsed(), evaluation: Duration::ZERO, native: false }))
     }
 }
 
@@ -116,6 +175,8 @@ pub struct PartitionResult {
     pub constraints: usize,
     /// Stage times inside the device phase.
     pub prove: ProveTimings,
+    /// How the witness was made and its host time.
+    pub host: HostTimings,
     /// When each pipeline stage began and ended.
     pub record: Record,
 }
@@ -177,23 +238,27 @@ struct PorepStages<'a> {
     backend: &'a dyn Backend,
     events: &'a dyn Events,
     state: Mutex<Vec<ProofState>>,
-    done: Mutex<Vec<Option<(usize, ProveTimings)>>>,
+    done: Mutex<Vec<Option<(usize, ProveTimings, HostTimings)>>>,
 }
 
 impl Stages for PorepStages<'_> {
     type Job = Job;
-    type Synth = Assignment;
-    type Proved = (Proved, usize);
+    type Synth = (Assignment, HostTimings);
+    type Proved = (Proved, usize, HostTimings);
 
-    fn synthesize(&self, job: &Job) -> Result<Assignment> {
+    fn synthesize(&self, job: &Job) -> Result<(Assignment, HostTimings)> {
         let input = &self.plan.inputs[job.input];
         input
-            .circuits
-            .synthesize(job.partition)
+            .assignment(job.partition)
             .with_context(|| format!("proof {} partition {} ({})", job.proof, job.partition, input.name))
     }
 
-    fn device(&self, device: usize, job: &Job, asg: Assignment) -> Result<(Proved, usize)> {
+    fn device(
+        &self,
+        device: usize,
+        job: &Job,
+        (asg, host): (Assignment, HostTimings),
+    ) -> Result<(Proved, usize, HostTimings)> {
         let input = &self.plan.inputs[job.input];
         let constraints = asg.num_constraints();
         let seed = self.plan.seed.map(|s| s.wrapping_add(job.proof as u64));
@@ -202,10 +267,10 @@ impl Stages for PorepStages<'_> {
             .backend
             .prove(device, &input.srs, asg, r, s)
             .with_context(|| format!("proof {} partition {} ({})", job.proof, job.partition, input.name))?;
-        Ok((proved, constraints))
+        Ok((proved, constraints, host))
     }
 
-    fn finish(&self, job: &Job, (proved, constraints): (Proved, usize), rec: &Record) -> Result<()> {
+    fn finish(&self, job: &Job, (proved, constraints, host): (Proved, usize, HostTimings), rec: &Record) -> Result<()> {
         // The device lock is free by now: the assignment's memory goes back here, off it.
         let Proved { proof: p, timings, spent } = proved;
         drop(spent);
@@ -219,7 +284,7 @@ impl Stages for PorepStages<'_> {
                 input.srs.path.display()
             );
         }
-        self.done.lock().unwrap()[rec.job] = Some((constraints, timings));
+        self.done.lock().unwrap()[rec.job] = Some((constraints, timings, host));
         self.events.partition_done(job.proof, job.partition);
         let complete = {
             let mut st = self.state.lock().unwrap();
@@ -260,13 +325,14 @@ pub fn prove(plan: &Plan, backend: &dyn Backend, events: &dyn Events) -> Result<
 
     let mut partitions = Vec::with_capacity(jobs.len());
     for ((job, rec), d) in jobs.iter().zip(run.records).zip(done) {
-        let (constraints, prove) =
+        let (constraints, prove, host) =
             d.ok_or_else(|| anyhow!("partition {} of proof {} has no result", job.partition, job.proof))?;
         partitions.push(PartitionResult {
             proof: job.proof,
             partition: job.partition,
             constraints,
             prove,
+            host,
             record: rec,
         });
     }
