@@ -11,6 +11,7 @@
 //! - [`pipeline`] — partitions through the host lock and the device locks, memory budget, timings.
 //! - [`bench`]   — `bench porep`: the report (JSON, tables) and the SVG timeline.
 //! - [`synth`]   — synthetic C1 outputs: valid vanilla proofs without sealing a sector.
+//! - [`snarkpack`] — SnarkPack aggregation of Groth16 proofs (NI-PoRep, ProveCommitAggregate).
 pub mod bench;
 pub mod circuit;
 pub mod cpu;
@@ -25,6 +26,7 @@ pub mod pipeline;
 pub mod porep;
 pub mod prover;
 pub mod setup;
+pub mod snarkpack;
 pub mod srs;
 pub mod synth;
 pub mod witness;
