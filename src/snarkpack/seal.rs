@@ -6,12 +6,14 @@
 //!   PoRep), or over the comm_rs alone (NI-PoRep, whose challenges use no seed);
 //! - at most 65,536 proofs after padding; an NI-PoRep aggregate of several sectors holds 1 to
 //!   65 of them (FIP-0092).
+use std::path::{Path, PathBuf};
+
 use anyhow::{bail, Result};
 use blstrs::Scalar;
 use sha2::{Digest, Sha256};
 
 use super::proof::AggregateProof;
-use super::srs::{ProverKey, VerifierKey};
+use super::srs::{ProverKey, SrsFile, VerifierKey};
 use super::{aggregate, verify, Version};
 use crate::groth16::Proof;
 use crate::srs::VerifyingKey;
@@ -93,4 +95,39 @@ pub fn verify_seal(
         )));
     }
     verify(vk, gvk, &pad(inputs, target), include, &proof, version)
+}
+
+/// Turns the verified partition proofs of one NI-PoRep sector into its C2 output, as
+/// `seal_commit_phase2` does: SnarkPack V2 over the padded proofs, transcript input SHA-256 of
+/// comm_r. The aggregate is verified before it is returned.
+pub struct SectorAggregator {
+    pub srs_path: PathBuf,
+    pk: ProverKey,
+    vk: VerifierKey,
+    include: [u8; 32],
+}
+
+impl SectorAggregator {
+    /// The aggregator of a sector with `partitions` partitions and this comm_r; the SRS is
+    /// found like the parameter files.
+    pub fn ni_porep(params_dir: Option<&Path>, comm_r: [u8; 32], partitions: usize) -> Result<Self> {
+        let srs_path = super::srs::locate(params_dir)?;
+        let srs = SrsFile::open(&srs_path)?;
+        let n = target_len(partitions);
+        let (pk, vk) = (srs.prover_key(n)?, srs.verifier_key(n)?);
+        Ok(SectorAggregator { srs_path, pk, vk, include: transcript_include(true, &[([0; 32], comm_r)]) })
+    }
+
+    /// The aggregate of `proofs`, checked against `inputs` (one vector per proof, with the
+    /// leading ONE) under the circuit's key `gvk`.
+    pub fn seal(&self, proofs: Vec<Proof>, inputs: Vec<Vec<Scalar>>, gvk: &VerifyingKey) -> Result<Vec<u8>> {
+        let bytes = aggregate_seal(&self.pk, &self.include, proofs, Version::V2)?;
+        if let Err(why) = verify_seal(&self.vk, gvk, inputs, &self.include, &bytes, Version::V2)? {
+            bail!(
+                "the NI-PoRep aggregate made with {} failed self-verification ({why}); no proof written",
+                self.srs_path.display()
+            );
+        }
+        Ok(bytes)
+    }
 }
