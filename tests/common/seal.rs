@@ -17,7 +17,18 @@ pub use filsnark::input::prover_id;
 
 /// Seals one 2KiB sector of random data and returns its C1 output.
 pub fn seal_2kib(miner_id: u64, sector_num: u64, seed: u64, dir: &Path) -> Result<SealCommitPhase1Output> {
-    let proof = RegisteredSealProof::StackedDrg2KiBV1_1;
+    seal_2kib_as(RegisteredSealProof::StackedDrg2KiBV1_1, miner_id, sector_num, seed, dir)
+}
+
+/// Seals one 2KiB sector of random data with a given PoRep variant (interactive, synthetic,
+/// non-interactive) and returns its C1 output.
+pub fn seal_2kib_as(
+    proof: RegisteredSealProof,
+    miner_id: u64,
+    sector_num: u64,
+    seed: u64,
+    dir: &Path,
+) -> Result<SealCommitPhase1Output> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let sector_size = u64::from(proof.sector_size());
     let unpadded = UnpaddedBytesAmount::from(filecoin_proofs_api::PaddedBytesAmount(sector_size));
