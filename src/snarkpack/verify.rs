@@ -71,7 +71,7 @@ pub fn verify(
     let z = kzg_point(&rev[0], &extra, g, version);
     let final_r = poly::evaluate(&rev_inv, &r, &Scalar::ONE);
 
-    let checks: Vec<(&str, Box<dyn Fn() -> bool + Sync + '_>)> = vec![
+    let checks: Vec<(&str, Check<'_>)> = vec![
         ("the KZG opening of the final v key", Box::new(|| kzg_v(vk, proof, &rev_inv, &z))),
         ("the KZG opening of the final w key", Box::new(|| kzg_w(vk, proof, &rev, &r, &z, n))),
         ("TIPP: e(A, B) = Z_AB", Box::new(|| pairing_product(&[g.final_a], &[g.final_b]) == folded.zab)),
@@ -94,6 +94,9 @@ pub fn verify(
         None => Ok(Ok(())),
     }
 }
+
+/// One equation of the verifier, evaluated on demand.
+type Check<'a> = Box<dyn Fn() -> bool + Sync + 'a>;
 
 /// The statement folded down the rounds.
 struct Folded {
