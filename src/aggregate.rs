@@ -14,9 +14,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use blstrs::Scalar;
 use rayon::prelude::*;
 
-use crate::circuit::{statement, SealPublic, SectorIdentity, Statement};
+use crate::circuit::{statement, SealPublic, Statement};
 use crate::groth16::{PreparedVerifyingKey, Proof, PROOF_BYTES};
-use crate::input::AggInput;
+use crate::input::{AggInput, SectorIdentity};
 use crate::porep::load_vk;
 use crate::snarkpack::seal::{self, aggregate_seal, check_count, target_len, transcript_include, verify_seal};
 use crate::snarkpack::SrsFile;

@@ -23,7 +23,7 @@ pub mod field;
 pub mod gpu;
 pub mod groth16;
 pub mod input;
-pub mod interrupt;
+pub mod output;
 pub mod pipeline;
 pub mod porep;
 pub mod prover;

@@ -1,16 +1,15 @@
 //! PoRep C2 from end to end: a c1.json in, a verified seal proof out (`prove`), and the check
 //! of a seal proof against its sector (`verify`). Every partition proof is verified before the
 //! file is written, and the write is atomic (temp file + rename): a failed run leaves no proof.
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 
-use crate::circuit::{statement, SealPublic, SectorIdentity, Statement};
+use crate::circuit::{statement, SealPublic, Statement};
 use crate::cpu::backend::CpuBackend;
 use crate::groth16::{PreparedVerifyingKey, Proof};
-use crate::input::{is_non_interactive, C1Input};
+use crate::input::{is_non_interactive, C1Input, SectorIdentity};
 use crate::pipeline::budget::MemoryPlan;
 use crate::pipeline::porep::{self as pp, Input, NoEvents, ParamsCache};
 use crate::prover::{Backend, ProveTimings};
@@ -29,7 +28,7 @@ pub struct ProveOptions {
 
 /// Default `-c`: half the cores (at least 1). Synthesis runs one thread per partition; the
 /// other half of the cores keeps feeding the device phase, and more concurrent syntheses than
-/// memory bandwidth can feed only slow each other down (DESIGN.md, the two-lock scheme).
+/// memory bandwidth can feed only slow each other down (docs/ARCHITECTURE.md).
 pub fn default_concurrency() -> usize {
     std::thread::available_parallelism().map(|n| n.get() / 2).unwrap_or(1).max(1)
 }
@@ -158,32 +157,4 @@ fn verify_ni(
     let inputs = (0..n).map(|k| st.public_inputs(k)).collect::<Result<Vec<_>>>()?;
     let include = seal::transcript_include(true, &[(c1.output.seed, c1.output.comm_r)]);
     seal::verify_seal(&svk, vk, inputs, &include, proof_bytes, snarkpack::Version::V2)
-}
-
-/// Writes `bytes` to `path` atomically: a temp file beside it, fsync, rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| anyhow!("{}: not a file path", path.display()))?;
-    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    let _pending = crate::interrupt::register(&tmp);
-    let res = (|| -> Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        Ok(())
-    })();
-    if res.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    res.with_context(|| format!("{}: cannot write the proof", path.display()))
-}
-
-/// Makes Ctrl-C (SIGINT) and SIGTERM remove the temp file of any [`write_atomic`] in progress
-/// before the process exits (status 128 + signal, 130 for Ctrl-C). Without it a signal that
-/// lands between the temp file's creation and its rename would leave the temp file behind (never
-/// a partial proof under the real name: that only appears by rename). Call once from a command
-/// that writes proofs; a second call does nothing.
-pub fn remove_temp_files_on_interrupt() {
-    crate::interrupt::install();
 }

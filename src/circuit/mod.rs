@@ -19,5 +19,5 @@ pub mod witness;
 pub mod witness_window;
 
 pub use density::Density;
-pub use porep::{blank_porep, circuits_from_c1, statement, CircuitsDyn, SealPublic, SectorIdentity, Statement};
+pub use porep::{blank_porep, circuits_from_c1, statement, CircuitsDyn, SealPublic, Statement};
 pub use witness::Assignment;

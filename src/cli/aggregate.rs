@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::aggregate;
 use filsnark::input::AggInput;
-use filsnark::porep::{remove_temp_files_on_interrupt, write_atomic};
+use filsnark::output::{remove_temp_files_on_interrupt, write_atomic};
 
 use super::Invalid;
 

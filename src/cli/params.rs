@@ -93,7 +93,7 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
             let out = out.expect("clap requires --out");
             let progress = std::io::stderr().is_terminal();
             let opts = SetupOptions { kind, out_dir: out, seed, force, progress, log: true, device };
-            filsnark::interrupt::install();
+            filsnark::output::remove_temp_files_on_interrupt();
             let r = setup::setup_porep(&opts)?;
             let s = &r.shape;
             println!(
@@ -131,7 +131,7 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
 fn setup_srs(out: &std::path::Path, max_proofs: usize, seed: Option<u64>, force: bool) -> Result<()> {
     let seed = seed.unwrap_or_else(rand::random);
     println!("INSECURE SnarkPack SRS: up to {max_proofs} proofs, seed {seed}");
-    filsnark::interrupt::install();
+    filsnark::output::remove_temp_files_on_interrupt();
     let t = std::time::Instant::now();
     let r = filsnark::snarkpack::setup::setup_srs(out, max_proofs, seed, force)?;
     println!("srs: {} ({} bytes, {} powers of each vector)", r.path.display(), r.bytes, r.powers);

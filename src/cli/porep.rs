@@ -3,9 +3,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use filsnark::circuit::SectorIdentity;
 use filsnark::devices;
 use filsnark::input::C1Input;
+use filsnark::input::SectorIdentity;
 use filsnark::pipeline::budget::parse_size;
 use filsnark::porep::{self, ProveOptions};
 use filsnark::prover::{Backend, DeviceChoice};
@@ -185,7 +185,7 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
     let ProveCmd::Porep(args) = cmd;
     let (c1, sector) = args.sector.load()?;
     let backend = args.devices.backend()?;
-    porep::remove_temp_files_on_interrupt();
+    filsnark::output::remove_temp_files_on_interrupt();
     let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
     let opts = ProveOptions {
         sector: sector.clone(),
@@ -195,9 +195,9 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         mem_budget: args.mem_budget,
     };
     let report = porep::prove_with(&c1, &opts, backend.as_ref())?;
-    porep::write_atomic(&out, &report.proof)?;
+    filsnark::output::write_atomic(&out, &report.proof)?;
     if let Some(path) = &args.circuit_proofs {
-        porep::write_atomic(path, &report.circuit_proofs)?;
+        filsnark::output::write_atomic(path, &report.circuit_proofs)?;
         println!("circuit proofs: {} ({} bytes)", path.display(), report.circuit_proofs.len());
     }
     if report.proof != report.circuit_proofs {

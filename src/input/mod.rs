@@ -7,4 +7,4 @@ pub mod proof_type;
 
 pub use agg::AggInput;
 pub use c1::C1Input;
-pub use proof_type::{is_non_interactive, prover_id, PorepKind};
+pub use proof_type::{is_non_interactive, prover_id, PorepKind, SectorIdentity};

@@ -102,6 +102,13 @@ pub fn is_non_interactive(p: RegisteredSealProof) -> bool {
     )
 }
 
+/// The sector a proof is about, as lotus names it.
+#[derive(Clone, Debug)]
+pub struct SectorIdentity {
+    pub miner_id: u64,
+    pub sector_num: u64,
+}
+
 /// The prover id lotus derives from a miner actor id (t0NNNN): the unsigned varint of the
 /// id, zero padded to 32 bytes (the payload of the ID address).
 pub fn prover_id(miner_id: u64) -> [u8; 32] {

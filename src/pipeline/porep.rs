@@ -12,9 +12,9 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::budget::{self, Demand, MemoryPlan};
 use super::{Record, Stages};
-use crate::circuit::{circuits_from_c1, Assignment, CircuitsDyn, SectorIdentity};
+use crate::circuit::{circuits_from_c1, Assignment, CircuitsDyn};
 use crate::groth16::{randomness, PreparedVerifyingKey, Proof};
-use crate::input::{is_non_interactive, C1Input, PorepKind};
+use crate::input::{is_non_interactive, C1Input, PorepKind, SectorIdentity};
 use crate::prover::{Backend, ProveTimings, Proved};
 use crate::snarkpack::seal::SectorAggregator;
 use crate::srs::{self, ParamsFile};

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use super::ipp::{powers, Group};
 use super::srs::{SrsFile, SRS_EXT, SRS_STEM};
 use crate::cpu::msm::to_blst_scalar;
+use crate::output::Staged;
 
 /// What `setup_srs` made.
 pub struct SrsReport {
@@ -112,26 +113,18 @@ pub fn setup_srs(dir: &Path, max_proofs: usize, seed: u64, force: bool) -> Resul
     let powers_count = 2 * max_proofs;
     let bytes = srs_bytes(powers_count, seed);
     let marker = crate::setup::marker_path(&path);
-    let tmp = dir.join(format!(".{SRS_STEM}.{SRS_EXT}.tmp-{}", std::process::id()));
-    let _pending = crate::interrupt::register(&tmp);
-    let res = (|| -> Result<()> {
-        std::fs::write(&tmp, &bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-        let check = SrsFile::open(&tmp)?;
-        check.prover_key(max_proofs)?;
-        let note = format!(
-            "INSECURE SNARKPACK SRS made by filsnark params setup, seed {seed}, date {}\n\
-             {powers_count} powers of each vector (up to {max_proofs} proofs); filsnark {}\n\
-             Anyone who knows the seed can forge aggregates that verify with it. Never use it in production.\n",
-            crate::setup::utc_string(SystemTime::now()),
-            env!("CARGO_PKG_VERSION")
-        );
-        std::fs::write(&marker, note).with_context(|| format!("cannot write {}", marker.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
-    })();
-    if res.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    res?;
+    let staged = Staged::new(&[&marker, &path])?;
+    std::fs::write(staged.temp(1), &bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    SrsFile::open(staged.temp(1))?.prover_key(max_proofs)?;
+    let note = format!(
+        "INSECURE SNARKPACK SRS made by filsnark params setup, seed {seed}, date {}\n\
+         {powers_count} powers of each vector (up to {max_proofs} proofs); filsnark {}\n\
+         Anyone who knows the seed can forge aggregates that verify with it. Never use it in production.\n",
+        crate::setup::utc_string(SystemTime::now()),
+        env!("CARGO_PKG_VERSION")
+    );
+    std::fs::write(staged.temp(0), note).with_context(|| format!("cannot write {}", marker.display()))?;
+    staged.commit()?;
     Ok(SrsReport { path, marker, powers: powers_count, bytes: bytes.len() as u64 })
 }
 
