@@ -39,7 +39,10 @@ fn main() -> Result<()> {
     let n = target_len(count);
     let dir = tempfile::tempdir()?;
     for ext in ["vk", "params"] {
-        std::os::unix::fs::symlink(params.join(format!("{STEM_2KIB}.{ext}")), dir.path().join(format!("{STEM_2KIB}.{ext}")))?;
+        std::os::unix::fs::symlink(
+            params.join(format!("{STEM_2KIB}.{ext}")),
+            dir.path().join(format!("{STEM_2KIB}.{ext}")),
+        )?;
     }
     let t = Instant::now();
     setup::setup_srs(dir.path(), n, 7, false)?;

@@ -332,6 +332,14 @@ fn bad_agg_more_proofs_than_the_srs_supports() {
 }
 
 #[test]
+fn bad_agg_more_proofs_than_filecoin_proofs_aggregates() {
+    let params = agg::init_env();
+    let sectors = (0..65_537).map(made_up).collect();
+    let json = agg_json(RegisteredSealProof::StackedDrg2KiBV1_1, "SnarkPackV2", sectors);
+    aggregate_fails(&json, &params, &["65537 proofs pad to 131072", "more than the 65536"]);
+}
+
+#[test]
 fn bad_agg_no_sectors() {
     let params = agg::init_env();
     let json = agg_json(RegisteredSealProof::StackedDrg2KiBV1_1, "SnarkPackV2", vec![]);
