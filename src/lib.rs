@@ -1,6 +1,7 @@
 //! filsnark: a Filecoin Groth16 prover.
 //!
 //! The library is laid out by the stage of the math each module owns:
+//! - [`aggregate`] — `aggregate porep` / `verify aggregate`: SnarkPack over the sectors of an agg.json.
 //! - [`input`]   — c1.json (lotus/Curio wrapper and raw form), registered proofs, sector shapes.
 //! - [`circuit`] — building Filecoin circuits and recording their witness (A·z, B·z, C·z, densities).
 //! - [`constraints`] — a shape's R1CS compiled once (per-challenge template, coefficient classes,
@@ -13,6 +14,8 @@
 //! - [`pipeline`] — partitions through the host lock and the device locks, memory budget, timings.
 //! - [`bench`]   — `bench porep`: the report (JSON, tables) and the SVG timeline.
 //! - [`synth`]   — synthetic C1 outputs: valid vanilla proofs without sealing a sector.
+//! - [`snarkpack`] — SnarkPack aggregation of Groth16 proofs (NI-PoRep, ProveCommitAggregate).
+pub mod aggregate;
 pub mod bench;
 pub mod circuit;
 pub mod constraints;
@@ -29,6 +32,7 @@ pub mod pipeline;
 pub mod porep;
 pub mod prover;
 pub mod setup;
+pub mod snarkpack;
 pub mod srs;
 pub mod synth;
 pub mod witness;

@@ -6,14 +6,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 
-use crate::circuit::{statement, SealPublic};
+use crate::circuit::{statement, SealPublic, Statement};
 use crate::cpu::backend::CpuBackend;
 use crate::groth16::{PreparedVerifyingKey, Proof};
-use crate::input::C1Input;
-use crate::input::SectorIdentity;
+use crate::input::{is_non_interactive, C1Input, SectorIdentity};
 use crate::pipeline::budget::MemoryPlan;
 use crate::pipeline::porep::{self as pp, HostTimings, Input, NoEvents, ParamsCache, WitnessMode};
 use crate::prover::{Backend, ProveTimings};
+use crate::snarkpack::{self, seal, SrsFile};
 use crate::srs::{self, ParamsFile, VerifyingKey};
 
 pub struct ProveOptions {
@@ -38,7 +38,12 @@ pub fn default_concurrency() -> usize {
 pub struct ProveReport {
     pub params: PathBuf,
     pub partitions: Vec<PartitionReport>,
+    /// The C2 output (for NI-PoRep, the SnarkPack aggregate of the partition proofs).
     pub proof: Vec<u8>,
+    /// The partition proofs concatenated (equal to `proof` for interactive PoRep).
+    pub circuit_proofs: Vec<u8>,
+    /// NI-PoRep: aggregating the partition proofs and verifying the aggregate.
+    pub aggregate: Duration,
     pub total: Duration,
     pub memory: MemoryPlan,
 }
@@ -90,8 +95,16 @@ pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> R
             verify: p.record.verify(),
         })
         .collect();
-    let proof = run.proofs.into_iter().next().ok_or_else(|| anyhow!("no proof made"))?.bytes;
-    Ok(ProveReport { params, partitions, proof, total: start.elapsed(), memory: run.memory })
+    let made = run.proofs.into_iter().next().ok_or_else(|| anyhow!("no proof made"))?;
+    Ok(ProveReport {
+        params,
+        partitions,
+        proof: made.bytes,
+        circuit_proofs: made.circuit_proofs,
+        aggregate: made.aggregate,
+        total: start.elapsed(),
+        memory: run.memory,
+    })
 }
 
 /// Loads the verifying key for a statement: the `.vk` file, else the `.params` header.
@@ -105,8 +118,8 @@ pub fn load_vk(params_dir: Option<&Path>, stem: &str) -> Result<(VerifyingKey, P
     }
 }
 
-/// Verifies a seal proof (partition proofs concatenated) for the sector of a c1.json.
-/// Ok(Err(reason)) when the proof is well-formed but invalid.
+/// Verifies a seal proof (partition proofs concatenated; for NI-PoRep their SnarkPack
+/// aggregate) for the sector of a c1.json. Ok(Err(reason)) when the proof is invalid.
 pub fn verify(
     c1: &C1Input,
     sector: &SectorIdentity,
@@ -115,6 +128,9 @@ pub fn verify(
 ) -> Result<std::result::Result<(), String>> {
     let st = statement(&SealPublic::of(c1), sector)?;
     let (vk, _) = load_vk(params_dir, &st.params_stem())?;
+    if is_non_interactive(c1.output.registered_proof) {
+        return verify_ni(c1, st.as_ref(), &vk, params_dir, proof_bytes);
+    }
     let pvk = PreparedVerifyingKey::new(&vk);
     let proofs = match Proof::split_seal(proof_bytes, st.num_partitions()) {
         Ok(p) => p,
@@ -129,4 +145,20 @@ pub fn verify(
         }
     }
     Ok(Ok(()))
+}
+
+/// An NI-PoRep C2 output: the SnarkPack V2 aggregate of the sector's partition proofs.
+fn verify_ni(
+    c1: &C1Input,
+    st: &dyn Statement,
+    vk: &VerifyingKey,
+    params_dir: Option<&Path>,
+    proof_bytes: &[u8],
+) -> Result<std::result::Result<(), String>> {
+    let n = st.num_partitions();
+    let srs = SrsFile::open(&snarkpack::srs::locate(params_dir)?)?;
+    let svk = srs.verifier_key(seal::target_len(n))?;
+    let inputs = (0..n).map(|k| st.public_inputs(k)).collect::<Result<Vec<_>>>()?;
+    let include = seal::transcript_include(true, &[(c1.output.seed, c1.output.comm_r)]);
+    seal::verify_seal(&svk, vk, inputs, &include, proof_bytes, snarkpack::Version::V2)
 }

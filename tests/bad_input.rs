@@ -80,9 +80,9 @@ fn c1_whose_sector_size_does_not_match_the_proof_type() {
 }
 
 #[test]
-fn c1_of_a_non_interactive_porep_is_refused_clearly() {
+fn c1_that_claims_non_interactive_porep_over_interactive_vanilla_proofs() {
     let f = wrapper_with(|_, raw| raw["registered_proof"] = "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep".into());
-    prove_fails(f.path(), no_params().path(), &[], &[path_str(f.path()), "not supported yet"]);
+    prove_fails(f.path(), no_params().path(), &[], &[path_str(f.path()), "1 partitions of vanilla proofs", "has 13"]);
 }
 
 #[test]

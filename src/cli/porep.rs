@@ -19,7 +19,7 @@ const SAMPLE_NAME: &str = "<built-in 2KiB sample, miner t01000 sector 1>";
 
 #[derive(Subcommand)]
 pub enum ProveCmd {
-    /// PoRep commit phase 2: c1.json → seal proof (192 bytes per partition).
+    /// PoRep commit phase 2: c1.json → seal proof (192 bytes per partition; for NI-PoRep their SnarkPack aggregate).
     #[command(
         after_help = "Examples:\n  filsnark prove porep --c1 /data/c1.json -o /data/proof.bin --miner-id 1000\n  filsnark prove porep --c1 /data/c1.json --device cpu --seed 7    # same bytes as --device gpu --seed 7\n\nWithout --c1 it proves the 2KiB sample built into filsnark."
     )]
@@ -33,6 +33,9 @@ pub enum VerifyCmd {
         after_help = "Example:\n  filsnark verify porep --c1 /data/c1.json --proof /data/proof.bin --miner-id 1000"
     )]
     Porep(VerifyArgs),
+    /// Verify a SnarkPack aggregate against the sectors of an agg.json.
+    #[command(after_help = "Example:\n  filsnark verify aggregate --in agg.json --proof agg.bin")]
+    Aggregate(super::aggregate::VerifyAggregateArgs),
 }
 
 /// Who sealed the sector and where the parameters are: shared by prove, verify and bench.
@@ -99,6 +102,10 @@ pub struct ProveArgs {
     /// Make r and s reproducible from this seed (for tests and CPU/GPU comparisons).
     #[arg(long)]
     seed: Option<u64>,
+    /// Also write the partition proofs, concatenated, here (filecoin-proofs'
+    /// seal_commit_phase2_circuit_proofs: what an aggregate of several NI-PoRep sectors takes).
+    #[arg(long)]
+    circuit_proofs: Option<PathBuf>,
     /// Syntheses at once (host-lock permits, also capped by the memory budget) [default: half the cores]
     #[arg(short = 'c', long)]
     concurrency: Option<usize>,
@@ -196,6 +203,16 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
     };
     let report = porep::prove_with(&c1, &opts, backend.as_ref())?;
     filsnark::output::write_atomic(&out, &report.proof)?;
+    if let Some(path) = &args.circuit_proofs {
+        filsnark::output::write_atomic(path, &report.circuit_proofs)?;
+        println!("circuit proofs: {} ({} bytes)", path.display(), report.circuit_proofs.len());
+    }
+    if report.proof != report.circuit_proofs {
+        println!(
+            "NI-PoRep: SnarkPack V2 aggregate of the partition proofs, made and verified in {:.3} s",
+            report.aggregate.as_secs_f64()
+        );
+    }
     println!(
         "proof: {} ({} bytes, {} partition(s), {} sector, miner t0{} sector {}), verified",
         out.display(),
@@ -258,7 +275,10 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
 }
 
 pub fn verify(cmd: VerifyCmd) -> Result<()> {
-    let VerifyCmd::Porep(args) = cmd;
+    let args = match cmd {
+        VerifyCmd::Porep(args) => args,
+        VerifyCmd::Aggregate(args) => return super::aggregate::verify(args),
+    };
     let (c1, sector) = args.sector.load()?;
     let bytes =
         std::fs::read(&args.proof).with_context(|| format!("{}: cannot read the proof", args.proof.display()))?;

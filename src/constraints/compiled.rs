@@ -186,6 +186,13 @@ impl Compiled {
         Self::from_parts(stem, prefix, Span::default(), 0, head, Block::empty(), table)
     }
 
+    /// How many challenges a circuit of this shape with `aux` aux variables has: None when no
+    /// whole number of template repeats gives `aux` (or there is no template).
+    pub fn challenges_for_aux(&self, aux: usize) -> Option<usize> {
+        let extra = aux.checked_sub(self.prefix.aux)?;
+        (self.per.aux > 0 && extra % self.per.aux == 0).then(|| extra / self.per.aux)
+    }
+
     /// The same shape with `challenges` challenges (a window of a partition: its prefix and
     /// some of its challenges).
     pub fn with_challenges(&self, challenges: usize) -> Result<Compiled> {

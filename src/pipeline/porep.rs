@@ -1,6 +1,8 @@
 //! PoRep proofs through the pipeline: one job per partition of each proof, synthesized from the
 //! circuits of its input, proved by a [`Backend`], verified on the CPU, and assembled into the
-//! seal proof (partition proofs in order) once all its partitions are verified.
+//! seal proof (partition proofs in order) once all its partitions are verified; for NI-PoRep
+//! the seal proof is their SnarkPack aggregate, made by the worker that finished the last
+//! partition while the others go on with the next sector's partitions.
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -12,10 +14,10 @@ use super::budget::{self, Demand, MemoryPlan};
 use super::{Record, Stages};
 use crate::circuit::{circuits_from_c1, Assignment, CircuitsDyn};
 use crate::constraints::{evaluate, Compiled, ConstraintCache};
-use crate::groth16::{randomness, PreparedVerifyingKey, PROOF_BYTES};
-use crate::input::SectorIdentity;
-use crate::input::{C1Input, PorepKind};
+use crate::groth16::{randomness, PreparedVerifyingKey, Proof};
+use crate::input::{is_non_interactive, C1Input, PorepKind, SectorIdentity};
 use crate::prover::{Backend, ProveTimings, Proved};
+use crate::snarkpack::seal::SectorAggregator;
 use crate::srs::{self, ParamsFile};
 
 /// How a partition's witness is made.
@@ -61,8 +63,13 @@ pub struct Input {
     pub circuits: Arc<dyn CircuitsDyn>,
     pub srs: Arc<ParamsFile>,
     pub pvk: Arc<PreparedVerifyingKey>,
-    /// The compiled constraints when the native witness proves this input.
+    /// The compiled constraints when the native witness proves this input, as compiled for
+    /// the interactive shape of its sector size.
     pub compiled: Option<Arc<Compiled>>,
+    /// The same with other challenge counts (NI-PoRep partitions have more), made on first use.
+    resized: Mutex<Vec<Arc<Compiled>>>,
+    /// NI-PoRep: what turns the partition proofs into the C2 output (their SnarkPack aggregate).
+    pub ni: Option<Arc<SectorAggregator>>,
 }
 
 impl Input {
@@ -82,6 +89,12 @@ impl Input {
             WitnessMode::Native if circuits.has_native_witness() => Some(ConstraintCache::global().porep(c1.kind)?),
             _ => None,
         };
+        let ni = if is_non_interactive(c1.output.registered_proof) {
+            let agg = SectorAggregator::ni_porep(params_dir, c1.output.comm_r, circuits.num_partitions())?;
+            Some(Arc::new(agg))
+        } else {
+            None
+        };
         Ok(Input {
             name: c1.path.display().to_string(),
             kind: c1.kind,
@@ -90,19 +103,40 @@ impl Input {
             srs,
             pvk,
             compiled,
+            resized: Mutex::new(Vec::new()),
+            ni,
         })
+    }
+
+    /// The compiled constraints for a partition whose native witness has `aux` aux variables:
+    /// the compiled shape with as many challenges as the witness holds. None when no number of
+    /// challenges fits (then the gadgets prove the partition).
+    fn compiled_for(&self, base: &Arc<Compiled>, aux: usize) -> Result<Option<Arc<Compiled>>> {
+        let Some(challenges) = base.challenges_for_aux(aux) else { return Ok(None) };
+        if challenges == base.challenges {
+            return Ok(Some(base.clone()));
+        }
+        let mut resized = self.resized.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = resized.iter().find(|c| c.challenges == challenges) {
+            return Ok(Some(c.clone()));
+        }
+        let c = Arc::new(base.with_challenges(challenges)?);
+        resized.push(c.clone());
+        Ok(Some(c))
     }
 
     /// Partition `k`'s assignment, natively when the input has compiled constraints.
     fn assignment(&self, k: usize) -> Result<(Assignment, HostTimings)> {
         let clock = Instant::now();
-        if let Some(compiled) = &self.compiled {
+        if let Some(base) = &self.compiled {
             if let Some(w) = self.circuits.native_witness(k) {
                 let w = w?;
                 let witness = clock.elapsed();
-                let clock = Instant::now();
-                let asg = evaluate(compiled, &w)?;
-                return Ok((asg, HostTimings { witness, evaluation: clock.elapsed(), native: true }));
+                if let Some(compiled) = self.compiled_for(base, w.aux.len())? {
+                    let clock = Instant::now();
+                    let asg = evaluate(&compiled, &w)?;
+                    return Ok((asg, HostTimings { witness, evaluation: clock.elapsed(), native: true }));
+                }
             }
         }
         let asg = self.circuits.synthesize(k)?;
@@ -186,7 +220,12 @@ pub struct PartitionResult {
 pub struct ProofResult {
     pub index: usize,
     pub input: usize,
+    /// The C2 output: the partition proofs concatenated, or for NI-PoRep their aggregate.
     pub bytes: Vec<u8>,
+    /// The partition proofs concatenated (what an aggregate of several NI-PoRep sectors takes).
+    pub circuit_proofs: Vec<u8>,
+    /// NI-PoRep: the time spent aggregating the partition proofs and verifying the aggregate.
+    pub aggregate: Duration,
     /// From the start of its first partition's synthesis…
     pub start: Duration,
     /// …to the end of its last partition's verification.
@@ -229,8 +268,10 @@ struct Job {
 }
 
 struct ProofState {
-    parts: Vec<Option<[u8; PROOF_BYTES]>>,
+    parts: Vec<Option<Proof>>,
     remaining: usize,
+    /// The C2 output and the aggregation time, once every partition is verified.
+    output: Option<(Vec<u8>, Duration)>,
 }
 
 struct PorepStages<'a> {
@@ -289,15 +330,29 @@ impl Stages for PorepStages<'_> {
         let complete = {
             let mut st = self.state.lock().unwrap();
             let s = &mut st[job.proof];
-            s.parts[job.partition] = Some(p.to_bytes());
+            s.parts[job.partition] = Some(p);
             s.remaining -= 1;
-            (s.remaining == 0).then(|| s.parts.iter().flat_map(|b| b.unwrap()).collect::<Vec<u8>>())
+            (s.remaining == 0).then(|| s.parts.iter().map(|p| p.unwrap()).collect::<Vec<Proof>>())
         };
-        if let Some(bytes) = complete {
+        if let Some(parts) = complete {
+            let (bytes, took) = c2_output(input, parts)?;
+            self.state.lock().unwrap()[job.proof].output = Some((bytes.clone(), took));
             self.events.proof_done(job.proof, &bytes)?;
         }
         Ok(())
     }
+}
+
+/// A sector's C2 output from its verified partition proofs: their concatenation, or for
+/// NI-PoRep their SnarkPack aggregate (verified), with the time the aggregation took.
+fn c2_output(input: &Input, parts: Vec<Proof>) -> Result<(Vec<u8>, Duration)> {
+    let Some(agg) = &input.ni else {
+        return Ok((parts.iter().flat_map(|p| p.to_bytes()).collect(), Duration::ZERO));
+    };
+    let t = std::time::Instant::now();
+    let inputs = (0..parts.len()).map(|k| input.circuits.public_inputs(k)).collect::<Result<Vec<_>>>()?;
+    let bytes = agg.seal(parts, inputs, &input.srs.vk).with_context(|| input.name.clone())?;
+    Ok((bytes, t.elapsed()))
 }
 
 /// Proves every proof of `plan` through the pipeline; every partition is verified.
@@ -310,7 +365,7 @@ pub fn prove(plan: &Plan, backend: &dyn Backend, events: &dyn Events) -> Result<
         for partition in 0..n {
             jobs.push(Job { proof, input, partition });
         }
-        state.push(ProofState { parts: vec![None; n], remaining: n });
+        state.push(ProofState { parts: vec![None; n], remaining: n, output: None });
     }
     let stages = PorepStages {
         plan,
@@ -343,8 +398,10 @@ pub fn prove(plan: &Plan, backend: &dyn Backend, events: &dyn Events) -> Result<
             let mine = partitions.iter().filter(|p| p.proof == i);
             let start = mine.clone().map(|p| p.record.synth_start).min().unwrap_or_default();
             let end = mine.map(|p| p.record.done).max().unwrap_or_default();
-            let bytes = s.parts.into_iter().flat_map(|b| b.expect("every partition is proved")).collect();
-            ProofResult { index: i, input: plan.proofs[i], bytes, start, end }
+            let circuit_proofs =
+                s.parts.iter().flat_map(|p| p.expect("every partition is proved").to_bytes()).collect();
+            let (bytes, aggregate) = s.output.expect("every proof is complete");
+            ProofResult { index: i, input: plan.proofs[i], bytes, circuit_proofs, aggregate, start, end }
         })
         .collect();
     Ok(RunReport { memory, devices: backend.devices(), partitions, proofs, wall: run.wall })

@@ -21,8 +21,9 @@ pub fn seal_2kib(miner_id: u64, sector_num: u64, seed: u64, dir: &Path) -> Resul
     seal_2kib_as(RegisteredSealProof::StackedDrg2KiBV1_1, miner_id, sector_num, seed, dir)
 }
 
-/// Seals one 2KiB sector of random data for `proof` (interactive or synthetic PoRep; the
-/// synthetic variant draws its challenges from the synthetic proofs made after PC2).
+/// Seals one 2KiB sector of random data with a given PoRep variant (interactive, synthetic:
+/// its challenges drawn from the synthetic proofs made after PC2, non-interactive) and returns
+/// its C1 output.
 pub fn seal_2kib_as(
     proof: RegisteredSealProof,
     miner_id: u64,
