@@ -11,6 +11,7 @@
 pub mod cpu;
 pub mod report;
 pub mod svg;
+pub mod witness;
 
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -17,8 +17,8 @@ pub enum BenchCmd {
     #[command(
         after_help = "Examples:\n  filsnark bench porep --c1 c1.json -j 10 -c 3 --json report.json --timeline t.svg\n  filsnark bench porep --c1 a.json --c1 b.json -j 4 -c 2 --mem-budget 16GiB\n\n\
 Every proof is verified. Proof i proves the (i mod n)-th --c1. --json writes the report described in\n\
-docs/bench-json.md (schema filsnark-bench-porep, version 1); --timeline draws each partition's stages\n\
-(synthesis, queue, device, verify) over time, grouped by device."
+docs/bench-json.md (schema filsnark-bench-porep, version 2); --timeline draws each partition's stages\n\
+(witness, evaluation, queue, device, verify) over time, grouped by device."
     )]
     Porep(Box<BenchArgs>),
     /// GPU kernels: field/curve throughput next to the measured ceilings, then the prover's NTT, H pipeline,
@@ -32,6 +32,27 @@ docs/bench-json.md (schema filsnark-bench-porep, version 1); --timeline draws ea
         after_help = "Example:\n  filsnark bench cpu            # 2^22, the size of the 2KiB PoRep's H and H MSM (minutes)\n  filsnark bench cpu --log 16   # seconds\n\nRandom inputs; both paths must give the same values (else an error). FILSNARK_CPU_AVX512=0 turns the\nAVX-512 path off everywhere."
     )]
     Cpu(CpuArgs),
+    /// One PoRep partition's host stage both ways: the native witness and the compiled constraints'
+    /// evaluation against the crates' gadget synthesis, wall time and core-seconds, checked equal.
+    #[command(
+        after_help = "Examples:\n  filsnark bench witness                         # the built-in 2KiB sample\n  filsnark bench witness --c1 c1-32gib.json --partition 9\n  filsnark bench witness --c1 c1-32gib.json --skip-gadgets   # the native path only\n\nA 32GiB partition's assignment takes ~17 GB of host memory, twice that with the gadget comparison.\nThe shape's compiled constraints are loaded (or compiled and cached) before the clocks start."
+    )]
+    Witness(WitnessArgs),
+}
+
+#[derive(Args)]
+pub struct WitnessArgs {
+    /// c1.json input [default: the built-in 2KiB sample]
+    #[arg(long)]
+    c1: Option<PathBuf>,
+    #[command(flatten)]
+    id: IdentityArgs,
+    /// Which partition
+    #[arg(long, default_value_t = 0)]
+    partition: usize,
+    /// Time only the native path (no gadget synthesis, no comparison)
+    #[arg(long)]
+    skip_gadgets: bool,
 }
 
 #[derive(Args)]
@@ -96,6 +117,13 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             if !k.arith_only {
                 println!("{}", filsnark::gpu::bench::prover_kernels(k.max_log, k.only.as_deref())?);
             }
+            return Ok(());
+        }
+        BenchCmd::Witness(w) => {
+            let c1 = load_c1(w.c1.as_deref())?;
+            let sector = w.id.sector(&c1)?;
+            let times = bench::witness::run(&c1, &sector, w.partition, !w.skip_gadgets)?;
+            print!("{}", bench::witness::table(&times));
             return Ok(());
         }
         BenchCmd::Cpu(c) => {
