@@ -13,11 +13,12 @@ use std::time::Instant;
 use anyhow::{Context as _, Result};
 use blstrs::Scalar;
 
+use super::kernels::SrsKernels;
 use super::layout::scalar_words;
-use super::msm::{Msm, Points};
+use super::msm::{Msm, MsmPoints, MsmTuning};
 use super::ntt::Ntt;
 use super::srs::{resident_bytes, ResidentSrs};
-use super::{DeviceBuffer, Gpu, Module};
+use super::{DeviceBuffer, Gpu, GpuError};
 use crate::circuit::witness::QueryScalars;
 use crate::circuit::Assignment;
 use crate::groth16::prove::{assemble, shape_of, QueryResults};
@@ -32,7 +33,7 @@ pub struct GpuProver {
     gpu: Gpu,
     ntt: Ntt,
     msm: Msm,
-    srs_module: Module,
+    srs_kernels: SrsKernels,
     /// Usable device bytes (`--gpu-mem-cap`), None: all free memory.
     cap: Option<u64>,
     /// The parameter file placed last and its resident points (None: streamed).
@@ -46,14 +47,16 @@ pub fn working_bytes(domain: usize) -> u64 {
 }
 
 impl GpuProver {
-    /// Opens device `ordinal` and JIT-loads the NTT, MSM and SRS modules.
+    /// Opens device `ordinal` and JIT-loads the NTT, MSM and SRS modules; the MSM's tuning
+    /// comes from the environment (`FILSNARK_MSM_*`, docs/tuning.md), read here once.
     pub fn open(ordinal: usize, cap: Option<u64>) -> super::Result<GpuProver> {
+        let tuning = MsmTuning::from_env().map_err(GpuError::Invalid)?;
         let gpu = Gpu::open(ordinal)?;
         let name = super::Device::get(ordinal)?.name()?;
         let ntt = Ntt::new(&gpu)?;
-        let msm = Msm::new(&gpu)?;
-        let srs_module = gpu.load("srs")?;
-        Ok(GpuProver { ordinal, name, gpu, ntt, msm, srs_module, cap, resident: Mutex::new(None) })
+        let msm = Msm::with_tuning(&gpu, tuning)?;
+        let srs_kernels = SrsKernels::load(&gpu)?;
+        Ok(GpuProver { ordinal, name, gpu, ntt, msm, srs_kernels, cap, resident: Mutex::new(None) })
     }
 
     /// "GPU 0 (NVIDIA H200)", for messages.
@@ -96,7 +99,7 @@ impl GpuProver {
         }
         let clock = Instant::now();
         let r = Arc::new(
-            ResidentSrs::load(&self.gpu, &self.srs_module, srs)
+            ResidentSrs::load(&self.gpu, &self.srs_kernels, srs)
                 .with_context(|| format!("{}: converting the parameters to the device", self.label()))?,
         );
         eprintln!(
@@ -116,8 +119,8 @@ impl GpuProver {
         srs.check_shape(&shape)?;
         let resident = self.placement(srs, shape.domain)?;
         let points = |kind: SectionKind| match &resident {
-            Some(res) => Points::Device { buf: res.section(kind), first: 0 },
-            None => Points::Host(srs.raw(kind)),
+            Some(res) => MsmPoints::Device { buf: res.section(kind), first: 0 },
+            None => MsmPoints::Host(srs.raw(kind)),
         };
         let label = self.label();
         let gpu = &self.gpu;

@@ -3,9 +3,12 @@
 //! infinity, P+P, P+(-P)), outputs poisoned before each launch.
 //!
 //! `run(n)` checks n elements per operation (use n >= 1<<20 for the record).
-use super::driver::{DeviceBuffer, HostRegistration, KernelArg, Module, PinnedBuffer};
+use super::kernels::{
+    blocks_for, CurveTestKernels, ElementwiseBinary, ElementwiseBinaryArgs, ElementwiseUnary, ElementwiseUnaryArgs,
+    SelftestKernels, SrsKernels,
+};
 use super::layout::{self, Group, G1, G2};
-use super::{srs, Gpu, GpuError, Result};
+use super::{srs, DeviceBuffer, Gpu, GpuError, Result};
 use blst::*;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -77,14 +80,14 @@ pub fn run_seeded(n: usize, seed: u64) -> Result<Report> {
     let gpu = Gpu::open(0)?;
     let device = gpu.ctx.device.name()?;
     let mut checks = Vec::new();
-    let ff = gpu.load("selftest")?;
+    let ff = SelftestKernels::load(&gpu)?;
     field_checks(&gpu, &ff, n, seed, &mut checks)?;
     drop(ff);
-    let ec = gpu.load("ec_test")?;
+    let ec = CurveTestKernels::load(&gpu)?;
     curve_checks::<G1>(&gpu, &ec, n, seed, &mut checks)?;
     curve_checks::<G2>(&gpu, &ec, n, seed, &mut checks)?;
     drop(ec);
-    let sm = gpu.load("srs")?;
+    let sm = SrsKernels::load(&gpu)?;
     srs_check::<G1>(&gpu, &sm, n, seed, &mut checks)?;
     srs_check::<G2>(&gpu, &sm, n, seed, &mut checks)?;
     Ok(Report { device, seed, n, checks, seconds: t0.elapsed().as_secs_f64() })
@@ -93,41 +96,79 @@ pub fn run_seeded(n: usize, seed: u64) -> Result<Report> {
 // ---------------------------------------------------------------------------
 // plumbing
 
-/// Launches an element-wise kernel `kernel(out, in0, .., n)`; returns the
-/// output words and the kernel time. The output is poisoned first.
-pub(crate) fn launch_ew(
+/// The element-wise kernels of a self-test module, by PTX name.
+trait Elementwise {
+    fn unary(&self, kernel: &str) -> Option<&ElementwiseUnary>;
+    fn binary(&self, kernel: &str) -> Option<&ElementwiseBinary>;
+}
+
+impl Elementwise for SelftestKernels {
+    fn unary(&self, kernel: &str) -> Option<&ElementwiseUnary> {
+        self.elementwise_unary_named(kernel)
+    }
+    fn binary(&self, kernel: &str) -> Option<&ElementwiseBinary> {
+        self.elementwise_binary_named(kernel)
+    }
+}
+
+impl Elementwise for CurveTestKernels {
+    fn unary(&self, kernel: &str) -> Option<&ElementwiseUnary> {
+        self.elementwise_unary_named(kernel)
+    }
+    fn binary(&self, kernel: &str) -> Option<&ElementwiseBinary> {
+        self.elementwise_binary_named(kernel)
+    }
+}
+
+/// Launches the element-wise kernel `kernel` (out[i] = op(in0[i], ..) for i < n, `out_words`
+/// words per output); returns the output words and the kernel time. The output is poisoned
+/// first.
+fn launch_ew(
     gpu: &Gpu,
-    m: &Module,
+    m: &impl Elementwise,
     kernel: &str,
     ins: &[&[u32]],
     out_words: usize,
     n: usize,
 ) -> Result<(Vec<u32>, f64)> {
-    let f = m.function(kernel)?;
     let bufs = ins.iter().map(|x| gpu.upload(x)).collect::<Result<Vec<DeviceBuffer<u32>>>>()?;
     let mut out = gpu.alloc::<u32>(n * out_words)?;
     out.fill_bytes(0xA5)?;
-    let block = f.max_threads_per_block()?.clamp(32, 256) as u32;
-    let grid = n.div_ceil(block as usize) as u32;
-    let mut args = vec![out.arg()];
-    args.extend(bufs.iter().map(|b| b.arg()));
-    args.push(KernelArg::U32(n as u32));
+    let missing = || GpuError::Invalid(format!("no element-wise kernel {kernel} with {} operands", ins.len()));
     let (e0, e1) = (super::Event::new(&gpu.ctx)?, super::Event::new(&gpu.ctx)?);
-    e0.record(&gpu.stream)?;
-    // SAFETY: every element-wise kernel takes (out, in0.., n) with the word
-    // counts given here; buffers live until the synchronizing copy below.
-    unsafe { f.launch(&gpu.stream, grid, block, &args)? };
-    e1.record(&gpu.stream)?;
-    let mut host = vec![0u32; n * out_words];
-    {
-        // exercise page-locking of an existing buffer for the download
-        let mut reg = HostRegistration::new(&gpu.ctx, &mut host)?;
-        // SAFETY: `reg` outlives the copy: we synchronize right after.
-        unsafe { out.copy_to_host_async(&mut reg)? };
-        gpu.stream.synchronize()?;
+    let stream = &gpu.stream;
+    match bufs.as_slice() {
+        [a] => {
+            let k = m.unary(kernel).ok_or_else(missing)?;
+            check_out_words(kernel, k.out_words(), out_words)?;
+            let block = k.kernel().max_threads_per_block()?.clamp(32, 256) as u32;
+            let args = ElementwiseUnaryArgs { out: out.view(), in0: a.view(), n: n as u32 };
+            e0.record(stream)?;
+            k.launch(stream, blocks_for(n, block), block, &args)?;
+        }
+        [a, b] => {
+            let k = m.binary(kernel).ok_or_else(missing)?;
+            check_out_words(kernel, k.out_words(), out_words)?;
+            let block = k.kernel().max_threads_per_block()?.clamp(32, 256) as u32;
+            let args = ElementwiseBinaryArgs { out: out.view(), in0: a.view(), in1: b.view(), n: n as u32 };
+            e0.record(stream)?;
+            k.launch(stream, blocks_for(n, block), block, &args)?;
+        }
+        _ => return Err(missing()),
     }
+    e1.record(stream)?;
+    let mut host = vec![0u32; n * out_words];
+    out.copy_to_host(&mut host)?;
     let ms = e0.elapsed_ms(&e1)? as f64;
     Ok((host, ms))
+}
+
+/// The kernel writes the output words the check expects.
+fn check_out_words(kernel: &str, kernel_words: u32, expect: usize) -> Result<()> {
+    if kernel_words as usize != expect {
+        return Err(GpuError::Invalid(format!("{kernel} writes {kernel_words} words per element, {expect} expected")));
+    }
+    Ok(())
 }
 
 fn rng(seed: u64, tag: u64, chunk: u64) -> ChaCha20Rng {
@@ -316,7 +357,7 @@ fn operands<T: Copy + Send + Sync>(fd: &Field<T>, n: usize, seed: u64, tag: u64)
 
 fn check_field<T: Copy + Send + Sync>(
     gpu: &Gpu,
-    m: &Module,
+    m: &SelftestKernels,
     fd: &Field<T>,
     n: usize,
     seed: u64,
@@ -353,7 +394,7 @@ fn check_field<T: Copy + Send + Sync>(
     Ok(())
 }
 
-fn field_checks(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
+fn field_checks(gpu: &Gpu, m: &SelftestKernels, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
     check_field(gpu, m, &fr_field(), n, seed, out)?;
     let fp = fp_field();
     check_field(gpu, m, &fp, n, seed, out)?;
@@ -469,7 +510,7 @@ pub fn affine<G: Group>(ps: &[G::Jac]) -> Vec<G::Aff> {
     a
 }
 
-fn curve_checks<G: Group>(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
+fn curve_checks<G: Group>(gpu: &Gpu, m: &CurveTestKernels, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
     let g = G::NAME.to_lowercase();
     let w = G::W;
     let mut p = random_points::<G>(n, seed, 100 + w as u64);
@@ -521,12 +562,12 @@ fn curve_checks<G: Group>(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut 
 // ---------------------------------------------------------------------------
 // .params sections
 
-fn srs_check<G: Group>(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
+fn srs_check<G: Group>(gpu: &Gpu, m: &SrsKernels, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
     let mut p = random_points::<G>(n, seed, 300 + G::W as u64);
     p[0] = G::Jac::default();
     let pa = affine::<G>(&p);
     let sz = G::SER;
-    let mut bytes = PinnedBuffer::<u8>::new(&gpu.ctx, n * sz)?;
+    let mut bytes = vec![0u8; n * sz];
     bytes.par_chunks_mut(sz).zip(pa.par_iter()).for_each(|(b, a)| G::serialize(a, b));
     // planted bad encodings: x >= p, compressed flag, point off the curve
     bytes[sz..sz + G::SER / 2].fill(0xff);
