@@ -241,12 +241,15 @@ def plain(e):
 
 
 class Buffer:
-    def __init__(self, name, elem, need, access, doc, when, align):
+    def __init__(self, name, elem, need, access, doc, when, align, data):
         assert elem in ELEMENTS, elem
         assert access in ("reads", "writes", "reads and writes", "atomics on", "unused"), access
         self.name, self.elem, self.need, self.access, self.doc, self.when = name, elem, lift(need), access, doc, when
         # bytes the slice's address must be a multiple of (16 where the kernel uses v4 loads)
         self.align = max(align, ELEMENTS[elem])
+        # the kernel indexes it with values it reads from device memory: `need` is what the host
+        # can check, the rest is the caller's (the kernel's `trusts`)
+        self.data = data
 
 
 FREE = "free"
@@ -299,13 +302,14 @@ class Kernel:
         self.vars[name] = v
         return v
 
-    def buffer(self, name, elem, need, access, doc, when=None, align=0):
+    def buffer(self, name, elem, need, access, doc, when=None, align=0, data=False):
         """A device buffer of `elem` of which the kernel touches `need` elements from the
         slice's start; `when` (a Cond): the kernel reads it only then, else the Rust field
         is an Option and None passes a null pointer; `align`: bytes the address must be a
-        multiple of (vector loads), at least the element's size."""
+        multiple of (vector loads), at least the element's size; `data`: the kernel indexes it
+        with values read from device memory (the kernel must declare `trusts`)."""
         assert name not in self.vars
-        self.bufs.append(Buffer(name, elem, need, access, doc, when, align))
+        self.bufs.append(Buffer(name, elem, need, access, doc, when, align, data))
         self.vars[name] = None
 
     def launch(self, grid_x=FREE, grid_y=1, block=FREE, shared=0):
@@ -357,8 +361,11 @@ class Kernel:
         env = self.env(params, grid, block)
         for c, why in self.requires + self.block_rules:
             assert c.eval(env), f"{self.name}: {why} ({c.text()})"
+        assert env["grid_x"] * env["block"] <= 1 << 32, f"{self.name}: more x threads than 2^32"
         out = {}
         for b in self.bufs:
+            if b.access == "unused":
+                continue
             active = b.when is None or b.when.eval(env)
             if sizes.get(b.name) is None:
                 assert not active and b.when is not None, f"{self.name}: {b.name} is required"
@@ -367,3 +374,38 @@ class Kernel:
             assert sizes[b.name] >= need, f"{self.name}: {b.name} holds {sizes[b.name]} < {need}"
             out[b.name] = need
         return out
+
+    def windows(self, params, allocs, grid=None, block=None):
+        """The byte ranges a launch in a simulator may touch under the contract, checked as the
+        Rust launcher checks it: `params` maps each parameter to its value (a buffer to its
+        address, 0 for null), `allocs` lists the simulator's allocations as (base, bytes). A
+        buffer the kernel indexes with device data (`data`) may be touched
+        anywhere from its address to the end of its allocation (data-indexed buffers)."""
+        assert self.trust or not any(b.data for b in self.bufs), f"{self.name}: data-indexed buffers need trusts"
+        def rest(addr):
+            for base, nbytes in allocs:
+                if base <= addr < base + nbytes:
+                    return base + nbytes - addr
+            return 0
+        sizes = {}
+        for b in self.bufs:
+            addr = params[b.name]
+            if addr:
+                assert addr % b.align == 0, f"{self.name}: {b.name} at {addr:#x} not aligned to {b.align}"
+            sizes[b.name] = rest(addr) // ELEMENTS[b.elem] if addr else None
+        need = self.check(params, sizes, grid, block)
+        out = []
+        for b in self.bufs:
+            addr = params[b.name]
+            if b.name not in need or not addr:
+                continue
+            nbytes = need[b.name] * ELEMENTS[b.elem]
+            if b.data:
+                nbytes = rest(addr)
+            out.append((addr, addr + nbytes))
+        return out
+
+
+def inside(windows, a, nbytes):
+    """Whether bytes [a, a + nbytes) lie in one contract window."""
+    return any(lo <= a and a + nbytes <= hi for lo, hi in windows)

@@ -213,13 +213,16 @@ def segmented_sum(G, level1):
                       "u32 words of scratch per thread (G2: one negated affine point; G1: none).")
         k.buffer("ids", "u32", 2 * N - 1, "reads", "Bucket ids: word 0 of the group's sorted (bucket, entry) pairs.")
         k.buffer("items", "u32", 2 * N - 1, "reads", "Entries (point index | sign << 31): word 1 of the same pairs.")
-        k.buffer("points", "u32", 0, "reads", "The chunk's affine points, as the entries index them.", align=16)
-        k.buffer("buckets", "u32", 0, "reads and writes", "The XYZZ buckets, as the ids index them.", align=16)
+        k.buffer("points", "u32", 0, "reads", "The chunk's affine points, as the entries index them.", align=16,
+                 data=True)
+        k.buffer("buckets", "u32", 0, "reads and writes", "The XYZZ buckets, as the ids index them.", align=16,
+                 data=True)
     else:
         k.buffer("ids", "u32", N, "reads", "The previous level's record ids (bucket, or NONE).")
         k.buffer("items", "u32", N * xyzz, "reads", "The previous level's XYZZ records.", align=16)
         k.buffer("points", "u32", 0, "unused", "Not read at these levels (any buffer).")
-        k.buffer("buckets", "u32", 0, "reads and writes", "The XYZZ buckets, as the ids index them.", align=16)
+        k.buffer("buckets", "u32", 0, "reads and writes", "The XYZZ buckets, as the ids index them.", align=16,
+                 data=True)
     k.buffer("out_ids", "u32", nrec, "writes", "Thread t's record id (bucket, or NONE).")
     k.buffer("out_pts", "u32", nrec * xyzz, "writes", "Thread t's XYZZ record.", align=16)
     if level1:

@@ -272,7 +272,8 @@ def bitmap_sort_kernel():
                    "inside the bucket does not change its sum). Every lane runs the ballot (no early exit).")
     n = k.u32s("n")
     k.buffer("bitmap", "u32", div_ceil(n, 32), "reads", "Bit i of word i/32 selects point i < n.")
-    k.buffer("sorted", "u32", 2 * n, "writes", "The (0, i) pairs of the set bits, from pair *counter on.", align=8)
+    k.buffer("sorted", "u32", 2 * n, "writes", "The (0, i) pairs of the set bits, from pair *counter on.", align=8,
+             data=True)
     k.buffer("counter", "u32", 1, "atomics on", "The pairs written so far, added to.")
     warp_blocks(k)
     k.trusts("*counter plus the set bits among the first n is at most n: the counter starts at 0 for\n"
@@ -325,7 +326,7 @@ def ranks_kernel():
     k.buffer("counts", "u32", ((rows - 1) << (c - 1)) + 1, "atomics on",
              "The bucket histogram: every bucket the rows' digits name (a window row's 2^(c-1), the ones\n"
              "row's one; the kernel has no nwin to tell them apart, so the check covers the last row's\n"
-             "first bucket and the rest is the caller's).")
+             "first bucket and the rest is the caller's).", data=True)
     warp_blocks(k)
     k.require(k.grid_y >= 1, "at least one row")
     k.require(c >= 1, "windows of at least one bit")
@@ -537,9 +538,9 @@ def scatter_kernel():
     k.buffer("ranks", "u32", (rows - 1) * stride + n, "reads", "The ranks msm_ranks wrote, same layout.")
     k.buffer("offsets", "u32", where(rows > nwin, (nwin << (c - 1)) + 1, rows << (c - 1)), "reads",
              "Each bucket's first pair in `sorted` (msm_scan_apply): 2^(c-1) per window row, one for\n"
-             "the ones row.")
+             "the ones row.", data=True)
     k.buffer("sorted", "u32", 0, "writes", "The group's region of (bucket, entry) pairs, at offsets[b] + rank.",
-             align=8)
+             align=8, data=True)
     k.require(k.grid_y >= 1, "at least one row")
     k.require(rows <= nwin + 1, "the rows are windows or the ones row")
     k.require(c >= 1, "windows of at least one bit")

@@ -54,7 +54,7 @@ import sys
 
 from ir import Fn, Sim, M32, M64, branch_target, label_index, unguard
 from ff import FR as FR_FUNCS, Field
-from iface import Kernel, all_of, emin, flag, where
+from iface import Kernel, all_of, emin, flag, inside, where
 from rust import export
 
 
@@ -496,9 +496,14 @@ class BlockSim(Sim):
     def read(self, base, n):
         return [self.gmem[base + 4 * i] for i in range(n)]
 
-    def launch(self, name, grid, block, shared, params):
+    def launch(self, name, grid, block, shared, params, only=None):
+        """Runs the grid's blocks (the first `only` of them when given)."""
         fn = self.fns[name]
-        for bx in range(grid):
+        # the launch as the Rust launcher checks it: the geometry is the kernel's own, and every
+        # global access below lies in the ranges its contract names
+        assert fn.iface.geometry(params) == ((grid, 1), block, shared), f"{name}: not the kernel's geometry"
+        self.windows = fn.iface.windows(params, self.bufs)
+        for bx in range(grid if only is None else only):
             smem = {}
             threads = []
             for tx in range(block):
@@ -517,6 +522,7 @@ class BlockSim(Sim):
                 alive = nxt
 
     def run_thread(self, fn, R, params, smem, shared, tx, bx):
+        name = fn.name
         labels = label_index(fn)
         cc = [0]
         pc = 0
@@ -550,6 +556,7 @@ class BlockSim(Sim):
                     mem = smem
                 else:
                     assert any(b <= a and a + 16 <= b + s for b, s in self.bufs), ("global out of range", hex(a))
+                    assert inside(self.windows, a, 16), ("global access outside the contract", name, hex(a))
                     mem = self.gmem
                 if kind.startswith("ld"):
                     for j, rg in enumerate(regs):
@@ -776,7 +783,7 @@ def run_one_block(S, L, r, flags):
     params = dict(src=src, dst=dst, tw=tw, p1=thi, p2=tlo, pa=0, pb=0, pz=0,
                   lg_s=L - r, lg_k=0, lg_g=lg_g, lg_b=r, flags=flags)
     G = 1 << lg_g
-    S.launch(f"ntt_r{r}", 1, G * (1 << r) // 8, G * (32 << r) + 64, params)
+    S.launch(f"ntt_r{r}", (N >> r) // G, G * (1 << r) // 8, G * (32 << r) + 64, params, only=1)
 
 
 if __name__ == "__main__":

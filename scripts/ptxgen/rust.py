@@ -70,7 +70,7 @@ def walk(node, out):
 
 def signature(k):
     """What kernels sharing a launcher type must agree on (rendered symbolically)."""
-    parts = [(b.name, b.elem, b.access, b.need.rust(), b.when.rust() if b.when else None, b.align)
+    parts = [(b.name, b.elem, b.access, b.need.rust(), b.when.rust() if b.when else None, b.align, b.data)
              for b in k.bufs]
     geo = [g if g is FREE else g.rust() for g in (k.grid[0], k.grid[1], k.block)] + [k.shared.rust()]
     return (parts, list(k.scalars), sorted(k.consts), geo, [c.rust() for c, _ in k.requires],
@@ -93,7 +93,9 @@ def launch_type(sig, kernels):
             ty = f"Option<{ty}>"
         need = plain(b.need)
         cond = f" when {b.when.text()} (else None)" if b.when is not None else ""
-        L.append(doc_lines(f"{b.doc}\n({b.access} {need} elements{cond})", "    "))
+        what = f"{b.access} {need} elements{cond}" if not b.data else (
+            f"{b.access} elements its device data index; the launcher checks {need}")
+        L.append(doc_lines(f"{b.doc}\n({what})", "    "))
         L.append(f"    pub {rust_name(b.name)}: {ty},\n")
     for s in k.scalars:
         L.append(f"    pub {rust_name(s)}: u32,\n")
@@ -206,7 +208,9 @@ def launch_fn(k, args, unsafe):
         L.append(f"            Arg::U32(a.{rust_name(s)}),\n")
     L.append("        ];\n")
     L.append("        check_widths(name, &args, Self::PARAMS)?;\n")
-    touched = ", ".join(f"{b.name}[..{plain(b.need)}]" for b in k.bufs if b.access != "unused")
+    touched = ", ".join(f"{b.name}[..{plain(b.need)}]" for b in k.bufs if b.access != "unused" and not b.data)
+    data = ", ".join(b.name for b in k.bufs if b.data)
+    touched += f", and {data} where its device data points" if data else ""
     safety = (f"SAFETY: the kernel touches {touched}, no more (its contract); every length, the "
               "alignment and the launch rules were checked above. Each slice borrows a live device "
               "buffer that is freed in stream order after the streams that used it (`arg` records "

@@ -151,6 +151,8 @@ def main():
            + fb.kernels())
     S = FbSim(fns, symbols={})
     S.symbols[fb.SLOTS] = S.alloc(fb.G2_BLOCK * fb.SLOT_WORDS)
+    slots = S.symbols[fb.SLOTS]
+    S.shared_windows = [(slots, slots + 4 * fb.G2_BLOCK * fb.SLOT_WORDS)]  # shared memory, not a parameter
     # the last scalar of each launch is past n (its thread must exit at once)
     run(S, "fb_g1", Fp, G1, edge + [random.randrange(RMOD) for _ in range(3)] + [5], 24)
     run(S, "fb_g2", Fp2, G2, edge[:7] + [random.randrange(RMOD)] + [5], 48)

@@ -90,6 +90,7 @@ fn err_strings(r: sys::CUresult) -> (String, String) {
             format!("{r:?}")
         }
     };
+    // SAFETY: as above.
     let desc = unsafe {
         p = std::ptr::null();
         if sys::cuGetErrorString(r, &mut p) == sys::CUresult::CUDA_SUCCESS && !p.is_null() {
@@ -593,6 +594,8 @@ pub struct Event {
     ctx: Arc<Context>,
 }
 
+// SAFETY: an event handle may be recorded and waited for from any thread; every method binds the
+// context first.
 unsafe impl Send for Event {}
 
 impl Event {

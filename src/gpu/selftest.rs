@@ -1,4 +1,4 @@
-//! GPU self-test: every field and curve kernel against blst on fresh random
+//! GPU self-test: every field and curve kernel against blstrs/blst on fresh random
 //! inputs (plus edge cases at the front of each array: 0, 1, 2, p-1, p-2;
 //! infinity, P+P, P+(-P)), outputs poisoned before each launch.
 //!
@@ -9,7 +9,9 @@ use super::kernels::{
 };
 use super::layout::{self, Group, G1, G2};
 use super::{srs, DeviceBuffer, Gpu, GpuError, Result};
-use blst::*;
+use blst::{blst_fp, blst_fp2, blst_fr};
+use blstrs::{Fp, Fp2, Scalar};
+use ff::Field as _;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
@@ -197,157 +199,62 @@ fn compare(name: &str, got: &[u32], w: usize, n: usize, ms: f64, expect: impl Fn
     Check { name: name.into(), n, mismatches: bad.len(), first_bad: bad.iter().min().copied(), gpu_ms: ms }
 }
 
-fn flat<const K: usize>(v: &[[u32; K]]) -> Vec<u32> {
-    v.iter().flatten().copied().collect()
-}
-
 // ---------------------------------------------------------------------------
 // fields
 
-fn fp_rand(r: &mut ChaCha20Rng) -> blst_fp {
-    let mut b = [0u8; 48];
-    r.fill_bytes(&mut b);
-    b[0] &= 0x1f;
-    let mut x = blst_fp::default();
-    unsafe { blst_fp_from_bendian(&mut x, b.as_ptr()) };
-    x
+/// A prime field as the self-test sees it: blstrs's arithmetic (blst underneath), and the
+/// words the kernels read and write.
+trait TestField: ff::Field + From<u64> + Copy + Send + Sync {
+    /// The kernels' name prefix.
+    const PRE: &'static str;
+    /// u32 words per element.
+    const WORDS: usize;
+    /// Montgomery form, little-endian u32 words.
+    fn mont_words(&self) -> Vec<u32>;
+    /// The canonical integer, little-endian bytes.
+    fn le_bytes(&self) -> Vec<u8>;
+    /// The canonical integer, big-endian bytes.
+    fn be_bytes(&self) -> Vec<u8>;
 }
 
-fn fr_rand(r: &mut ChaCha20Rng) -> blst_fr {
-    let mut b = [0u8; 32];
-    r.fill_bytes(&mut b);
-    b[0] &= 0x7f;
-    let (mut s, mut x) = (blst_scalar::default(), blst_fr::default());
-    unsafe {
-        blst_scalar_from_bendian(&mut s, b.as_ptr());
-        blst_fr_from_scalar(&mut x, &s);
+impl TestField for Scalar {
+    const PRE: &'static str = "fr";
+    const WORDS: usize = 8;
+    fn mont_words(&self) -> Vec<u32> {
+        layout::fr_words(&blst_fr::from(*self)).to_vec()
     }
-    x
-}
-
-fn fp_small(v: u64) -> blst_fp {
-    let mut x = blst_fp::default();
-    unsafe { blst_fp_from_uint64(&mut x, [v, 0, 0, 0, 0, 0].as_ptr()) };
-    x
-}
-
-fn fr_small(v: u64) -> blst_fr {
-    let mut x = blst_fr::default();
-    unsafe { blst_fr_from_uint64(&mut x, [v, 0, 0, 0].as_ptr()) };
-    x
-}
-
-/// Operations of one prime field, as blst computes them.
-struct Field<T> {
-    pre: &'static str,
-    words: usize,
-    w: fn(&T) -> Vec<u32>,
-    rand: fn(&mut ChaCha20Rng) -> T,
-    edges: Vec<T>,
-    add: fn(&T, &T) -> T,
-    sub: fn(&T, &T) -> T,
-    mul: fn(&T, &T) -> T,
-    neg: fn(&T) -> T,
-    sqr: fn(&T) -> T,
-    canon: fn(&T) -> Vec<u32>,
-    be: fn(&T) -> Vec<u8>,
-}
-
-macro_rules! op2 {
-    ($T:ty, $f:ident) => {
-        |a: &$T, b: &$T| {
-            let mut r = <$T>::default();
-            unsafe { $f(&mut r, a, b) };
-            r
-        }
-    };
-}
-macro_rules! op1 {
-    ($T:ty, $f:ident) => {
-        |a: &$T| {
-            let mut r = <$T>::default();
-            unsafe { $f(&mut r, a) };
-            r
-        }
-    };
-}
-
-fn fp_field() -> Field<blst_fp> {
-    let one = fp_small(1);
-    let mut m1 = blst_fp::default();
-    unsafe { blst_fp_cneg(&mut m1, &one, true) };
-    let mut m2 = blst_fp::default();
-    unsafe { blst_fp_cneg(&mut m2, &fp_small(2), true) };
-    Field {
-        pre: "fp",
-        words: 12,
-        w: |x| layout::fp_words(x).to_vec(),
-        rand: fp_rand,
-        edges: vec![fp_small(0), one, fp_small(2), m1, m2],
-        add: op2!(blst_fp, blst_fp_add),
-        sub: op2!(blst_fp, blst_fp_sub),
-        mul: op2!(blst_fp, blst_fp_mul),
-        neg: |a| {
-            let mut r = blst_fp::default();
-            unsafe { blst_fp_cneg(&mut r, a, true) };
-            r
-        },
-        sqr: op1!(blst_fp, blst_fp_sqr),
-        canon: |a| {
-            let mut l = [0u64; 6];
-            unsafe { blst_uint64_from_fp(l.as_mut_ptr(), a) };
-            layout::u64s_to_words(&l)
-        },
-        be: |a| {
-            let mut b = vec![0u8; 48];
-            unsafe { blst_bendian_from_fp(b.as_mut_ptr(), a) };
-            b
-        },
+    fn le_bytes(&self) -> Vec<u8> {
+        self.to_bytes_le().to_vec()
+    }
+    fn be_bytes(&self) -> Vec<u8> {
+        self.to_bytes_be().to_vec()
     }
 }
 
-fn fr_field() -> Field<blst_fr> {
-    let one = fr_small(1);
-    let mut m1 = blst_fr::default();
-    unsafe { blst_fr_cneg(&mut m1, &one, true) };
-    let mut m2 = blst_fr::default();
-    unsafe { blst_fr_cneg(&mut m2, &fr_small(2), true) };
-    Field {
-        pre: "fr",
-        words: 8,
-        w: |x| layout::fr_words(x).to_vec(),
-        rand: fr_rand,
-        edges: vec![fr_small(0), one, fr_small(2), m1, m2],
-        add: op2!(blst_fr, blst_fr_add),
-        sub: op2!(blst_fr, blst_fr_sub),
-        mul: op2!(blst_fr, blst_fr_mul),
-        neg: |a| {
-            let mut r = blst_fr::default();
-            unsafe { blst_fr_cneg(&mut r, a, true) };
-            r
-        },
-        sqr: op1!(blst_fr, blst_fr_sqr),
-        canon: |a| {
-            let mut l = [0u64; 4];
-            unsafe { blst_uint64_from_fr(l.as_mut_ptr(), a) };
-            layout::u64s_to_words(&l)
-        },
-        be: |a| {
-            let (mut s, mut b) = (blst_scalar::default(), vec![0u8; 32]);
-            unsafe {
-                blst_scalar_from_fr(&mut s, a);
-                blst_bendian_from_scalar(b.as_mut_ptr(), &s);
-            }
-            b
-        },
+impl TestField for Fp {
+    const PRE: &'static str = "fp";
+    const WORDS: usize = 12;
+    fn mont_words(&self) -> Vec<u32> {
+        layout::fp_words(&blst_fp::from(*self)).to_vec()
     }
+    fn le_bytes(&self) -> Vec<u8> {
+        self.to_bytes_le().to_vec()
+    }
+    fn be_bytes(&self) -> Vec<u8> {
+        self.to_bytes_be().to_vec()
+    }
+}
+
+/// 0, 1, 2, p-1, p-2.
+fn edges<T: TestField>() -> [T; 5] {
+    [T::ZERO, T::ONE, T::from(2), -T::ONE, -T::from(2)]
 }
 
 /// a: edges pairwise with b at the front (E*E pairs), then random.
-fn operands<T: Copy + Send + Sync>(fd: &Field<T>, n: usize, seed: u64, tag: u64) -> (Vec<T>, Vec<T>) {
-    let e = &fd.edges;
-    let mut a = par_gen(n, seed, tag, fd.rand);
-    let mut b = par_gen(n, seed, tag + 1, fd.rand);
+fn operands<T: TestField>(n: usize, seed: u64, tag: u64) -> (Vec<T>, Vec<T>) {
+    let e = edges::<T>();
+    let mut a = par_gen(n, seed, tag, |r| T::random(r));
+    let mut b = par_gen(n, seed, tag + 1, |r| T::random(r));
     for i in 0..(e.len() * e.len()).min(n) {
         a[i] = e[i / e.len()];
         b[i] = e[i % e.len()];
@@ -355,109 +262,86 @@ fn operands<T: Copy + Send + Sync>(fd: &Field<T>, n: usize, seed: u64, tag: u64)
     (a, b)
 }
 
-fn check_field<T: Copy + Send + Sync>(
-    gpu: &Gpu,
-    m: &SelftestKernels,
-    fd: &Field<T>,
-    n: usize,
-    seed: u64,
-    out: &mut Vec<Check>,
-) -> Result<()> {
-    let (a, b) = operands(fd, n, seed, 10 + fd.words as u64);
-    let wd = fd.words;
-    let aw: Vec<u32> = a.par_iter().flat_map_iter(|x| (fd.w)(x)).collect();
-    let bw: Vec<u32> = b.par_iter().flat_map_iter(|x| (fd.w)(x)).collect();
+fn words_of<T: Sync>(v: &[T], f: impl Fn(&T) -> Vec<u32> + Sync + Send) -> Vec<u32> {
+    v.par_iter().flat_map_iter(f).collect()
+}
+
+fn check_field<T: TestField>(gpu: &Gpu, m: &SelftestKernels, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
+    let (a, b) = operands::<T>(n, seed, 10 + T::WORDS as u64);
+    let (pre, wd) = (T::PRE, T::WORDS);
+    let (aw, bw) = (words_of(&a, T::mont_words), words_of(&b, T::mont_words));
     type Bin<T> = fn(&T, &T) -> T;
-    let bins: [(&str, Bin<T>); 3] = [("add", fd.add), ("sub", fd.sub), ("mul", fd.mul)];
+    let bins: [(&str, Bin<T>); 3] = [("add", |x, y| *x + y), ("sub", |x, y| *x - y), ("mul", |x, y| *x * y)];
     for (op, f) in bins {
-        let (got, ms) = launch_ew(gpu, m, &format!("k_{}_{op}", fd.pre), &[&aw, &bw], wd, n)?;
-        out.push(compare(&format!("{}_{op}", fd.pre), &got, wd, n, ms, |i| (fd.w)(&f(&a[i], &b[i]))));
+        let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_{op}"), &[&aw, &bw], wd, n)?;
+        out.push(compare(&format!("{pre}_{op}"), &got, wd, n, ms, |i| f(&a[i], &b[i]).mont_words()));
     }
-    let dbl = |x: &T| (fd.add)(x, x);
-    type Un<'a, T> = &'a (dyn Fn(&T) -> T + Sync);
-    let uns: [(&str, Un<T>); 3] = [("neg", &fd.neg), ("dbl", &dbl), ("sqr", &fd.sqr)];
+    type Un<T> = fn(&T) -> T;
+    let uns: [(&str, Un<T>); 3] = [("neg", |x| -*x), ("dbl", |x| x.double()), ("sqr", |x| x.square())];
     for (op, f) in uns {
-        let (got, ms) = launch_ew(gpu, m, &format!("k_{}_{op}", fd.pre), &[&aw], wd, n)?;
-        out.push(compare(&format!("{}_{op}", fd.pre), &got, wd, n, ms, |i| (fd.w)(&f(&a[i]))));
+        let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_{op}"), &[&aw], wd, n)?;
+        out.push(compare(&format!("{pre}_{op}"), &got, wd, n, ms, |i| f(&a[i]).mont_words()));
     }
     // conversions: canonical limbs <-> Montgomery, big-endian bytes <-> Montgomery
-    let canon: Vec<u32> = a.par_iter().flat_map_iter(|x| (fd.canon)(x)).collect();
-    let be: Vec<u32> = a.par_iter().flat_map_iter(|x| layout::be_bytes_to_words(&(fd.be)(x))).collect();
-    let (got, ms) = launch_ew(gpu, m, &format!("k_{}_to_mont", fd.pre), &[&canon], wd, n)?;
-    out.push(compare(&format!("{}_to_mont", fd.pre), &got, wd, n, ms, |i| aw[i * wd..(i + 1) * wd].to_vec()));
-    let (got, ms) = launch_ew(gpu, m, &format!("k_{}_from_mont", fd.pre), &[&aw], wd, n)?;
-    out.push(compare(&format!("{}_from_mont", fd.pre), &got, wd, n, ms, |i| canon[i * wd..(i + 1) * wd].to_vec()));
-    let (got, ms) = launch_ew(gpu, m, &format!("k_{}_from_be", fd.pre), &[&be], wd, n)?;
-    out.push(compare(&format!("{}_from_be", fd.pre), &got, wd, n, ms, |i| aw[i * wd..(i + 1) * wd].to_vec()));
-    let (got, ms) = launch_ew(gpu, m, &format!("k_{}_to_be", fd.pre), &[&aw], wd, n)?;
-    out.push(compare(&format!("{}_to_be", fd.pre), &got, wd, n, ms, |i| be[i * wd..(i + 1) * wd].to_vec()));
+    let canon = words_of(&a, |x| layout::be_bytes_to_words(&x.le_bytes()));
+    let be = words_of(&a, |x| layout::be_bytes_to_words(&x.be_bytes()));
+    let at = |v: &[u32], i: usize| v[i * wd..(i + 1) * wd].to_vec();
+    let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_to_mont"), &[&canon], wd, n)?;
+    out.push(compare(&format!("{pre}_to_mont"), &got, wd, n, ms, |i| at(&aw, i)));
+    let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_from_mont"), &[&aw], wd, n)?;
+    out.push(compare(&format!("{pre}_from_mont"), &got, wd, n, ms, |i| at(&canon, i)));
+    let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_from_be"), &[&be], wd, n)?;
+    out.push(compare(&format!("{pre}_from_be"), &got, wd, n, ms, |i| at(&aw, i)));
+    let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_to_be"), &[&aw], wd, n)?;
+    out.push(compare(&format!("{pre}_to_be"), &got, wd, n, ms, |i| at(&be, i)));
     Ok(())
 }
 
+/// 2^-32 in Fp: the Montgomery element whose raw limbs are 2^352 (2^352 / R, R = 2^384).
+fn two_pow_minus_32() -> Fp {
+    Fp::from_raw_unchecked([0, 0, 0, 0, 0, 1 << 32])
+}
+
+/// The inverse as blst computes it: 0 for 0.
+fn inverse<T: ff::Field>(x: &T) -> T {
+    x.invert().unwrap_or(T::ZERO)
+}
+
+fn fp2_words(x: &Fp2) -> Vec<u32> {
+    layout::fp2_words(&blst_fp2::from(*x)).to_vec()
+}
+
 fn field_checks(gpu: &Gpu, m: &SelftestKernels, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
-    check_field(gpu, m, &fr_field(), n, seed, out)?;
-    let fp = fp_field();
-    check_field(gpu, m, &fp, n, seed, out)?;
+    check_field::<Scalar>(gpu, m, n, seed, out)?;
+    check_field::<Fp>(gpu, m, n, seed, out)?;
 
     // Fp inversion
-    let (a, b) = operands(&fp, n, seed, 40);
-    let aw = flat(&a.par_iter().map(layout::fp_words).collect::<Vec<_>>());
-    let bw = flat(&b.par_iter().map(layout::fp_words).collect::<Vec<_>>());
+    let (a, b) = operands::<Fp>(n, seed, 40);
+    let (aw, bw) = (words_of(&a, Fp::mont_words), words_of(&b, Fp::mont_words));
     let (got, ms) = launch_ew(gpu, m, "k_fp_inv", &[&aw], 12, n)?;
-    out.push(compare("fp_inv", &got, 12, n, ms, |i| {
-        let mut r = blst_fp::default();
-        unsafe { blst_fp_inverse(&mut r, &a[i]) };
-        layout::fp_words(&r).to_vec()
-    }));
+    out.push(compare("fp_inv", &got, 12, n, ms, |i| inverse(&a[i]).mont_words()));
 
-    // FP64 multiply: r = a*b/2^416 mod p = blst_mul(a, b) * 2^-32, i.e. times the raw value 2^352
-    let mut w352 = blst_fp::default();
-    w352.l[5] = 1 << 32;
+    // FP64 multiply: r = a*b/2^416 mod p = (a*b)*2^-32
+    let w352 = two_pow_minus_32();
     let (got, ms) = launch_ew(gpu, m, "k_fp52_mul", &[&aw, &bw], 12, n)?;
-    out.push(compare("fp52_mul (FP64 pipe)", &got, 12, n, ms, |i| {
-        let (mut t, mut r) = (blst_fp::default(), blst_fp::default());
-        unsafe {
-            blst_fp_mul(&mut t, &a[i], &b[i]);
-            blst_fp_mul(&mut r, &t, &w352);
-        }
-        layout::fp_words(&r).to_vec()
-    }));
+    out.push(compare("fp52_mul (FP64 pipe)", &got, 12, n, ms, |i| (a[i] * b[i] * w352).mont_words()));
 
     // Fp2: pairs of Fp operands
-    let (c, d) = operands(&fp, n, seed, 50);
-    let x: Vec<blst_fp2> = (0..n).map(|i| blst_fp2 { fp: [a[i], c[i]] }).collect();
-    let y: Vec<blst_fp2> = (0..n).map(|i| blst_fp2 { fp: [b[i], d[i]] }).collect();
-    let xw = flat(&x.par_iter().map(layout::fp2_words).collect::<Vec<_>>());
-    let yw = flat(&y.par_iter().map(layout::fp2_words).collect::<Vec<_>>());
-    let w2 = |v: blst_fp2| layout::fp2_words(&v).to_vec();
-    type B2 = fn(&blst_fp2, &blst_fp2) -> blst_fp2;
-    let bins: [(&str, B2); 3] = [
-        ("add", op2!(blst_fp2, blst_fp2_add)),
-        ("sub", op2!(blst_fp2, blst_fp2_sub)),
-        ("mul", op2!(blst_fp2, blst_fp2_mul)),
-    ];
+    let (c, d) = operands::<Fp>(n, seed, 50);
+    let x: Vec<Fp2> = (0..n).map(|i| Fp2::new(a[i], c[i])).collect();
+    let y: Vec<Fp2> = (0..n).map(|i| Fp2::new(b[i], d[i])).collect();
+    let (xw, yw) = (words_of(&x, fp2_words), words_of(&y, fp2_words));
+    type B2 = fn(&Fp2, &Fp2) -> Fp2;
+    let bins: [(&str, B2); 3] = [("add", |p, q| *p + q), ("sub", |p, q| *p - q), ("mul", |p, q| *p * q)];
     for (op, f) in bins {
         let (got, ms) = launch_ew(gpu, m, &format!("k_fp2_{op}"), &[&xw, &yw], 24, n)?;
-        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| w2(f(&x[i], &y[i]))));
+        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| fp2_words(&f(&x[i], &y[i]))));
     }
-    type U2 = fn(&blst_fp2) -> blst_fp2;
-    let uns: [(&str, U2); 4] = [
-        ("neg", |a| {
-            let mut r = blst_fp2::default();
-            unsafe { blst_fp2_cneg(&mut r, a, true) };
-            r
-        }),
-        ("dbl", |a| {
-            let mut r = blst_fp2::default();
-            unsafe { blst_fp2_add(&mut r, a, a) };
-            r
-        }),
-        ("sqr", op1!(blst_fp2, blst_fp2_sqr)),
-        ("inv", op1!(blst_fp2, blst_fp2_inverse)),
-    ];
+    type U2 = fn(&Fp2) -> Fp2;
+    let uns: [(&str, U2); 4] = [("neg", |p| -*p), ("dbl", |p| p.double()), ("sqr", |p| p.square()), ("inv", inverse)];
     for (op, f) in uns {
         let (got, ms) = launch_ew(gpu, m, &format!("k_fp2_{op}"), &[&xw], 24, n)?;
-        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| w2(f(&x[i]))));
+        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| fp2_words(&f(&x[i]))));
     }
     Ok(())
 }
@@ -602,4 +486,29 @@ fn srs_check<G: Group>(gpu: &Gpu, m: &SrsKernels, n: usize, seed: u64, out: &mut
         return Err(GpuError::Invalid("n too small".into()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fp52_factor_is_two_pow_minus_32() {
+        assert_eq!(two_pow_minus_32() * Fp::from(1u64 << 32), Fp::ONE);
+    }
+
+    #[test]
+    fn field_words_match_the_layout() {
+        // the Montgomery words of 1 are 2^256 mod r (low words 0xfffffffe, 1); its canonical
+        // words are [1, 0, ..]
+        let one = Scalar::ONE;
+        assert_eq!(one.mont_words()[..2], [0xffff_fffe, 1]);
+        assert_eq!(layout::be_bytes_to_words(&one.le_bytes())[..2], [1, 0]);
+        let e = edges::<Fp>();
+        assert_eq!(e[3] + Fp::ONE, Fp::ZERO);
+        assert_eq!(e[4] + Fp::from(2), Fp::ZERO);
+        let (a, b) = operands::<Fp>(100, 7, 1);
+        assert_eq!((a[6], b[6]), (Fp::ONE, Fp::ONE));
+        assert_ne!(a[99], a[98]);
+    }
 }

@@ -711,7 +711,7 @@ pub struct MsmBitmapSortArgs<'a> {
     /// (reads div_ceil(n, 32) elements)
     pub bitmap: DeviceSlice<'a, u32>,
     /// The (0, i) pairs of the set bits, from pair *counter on.
-    /// (writes 2 * n elements)
+    /// (writes elements its device data index; the launcher checks 2 * n)
     pub sorted: DeviceSlice<'a, u32>,
     /// The pairs written so far, added to.
     /// (atomics on 1 elements)
@@ -774,12 +774,12 @@ impl MsmBitmapSort {
             Arg::U32(a.n),
         ];
         check_widths(name, &args, Self::PARAMS)?;
-        // SAFETY: the kernel touches bitmap[..div_ceil(n, 32)], sorted[..2 * n], counter[..1], no
-        // more (its contract); every length, the alignment and the launch rules were checked above.
-        // Each slice borrows a live device buffer that is freed in stream order after the streams
-        // that used it (`arg` records this one), and `args` holds one u64 per buffer and one u32
-        // per scalar in the order of the .entry's parameters (check_widths). The indices it reads
-        // from device memory are in range: this function's precondition.
+        // SAFETY: the kernel touches bitmap[..div_ceil(n, 32)], counter[..1], and sorted where its
+        // device data points, no more (its contract); every length, the alignment and the launch
+        // rules were checked above. Each slice borrows a live device buffer that is freed in stream
+        // order after the streams that used it (`arg` records this one), and `args` holds one u64
+        // per buffer and one u32 per scalar in the order of the .entry's parameters (check_widths).
+        // The indices it reads from device memory are in range: this function's precondition.
         unsafe { self.kernel.launch(stream, geometry, &args) }
     }
 }
@@ -795,7 +795,8 @@ pub struct MsmRanksArgs<'a> {
     /// The bucket histogram: every bucket the rows' digits name (a window row's 2^(c-1), the ones
     /// row's one; the kernel has no nwin to tell them apart, so the check covers the last row's
     /// first bucket and the rest is the caller's).
-    /// (atomics on (((w0 + grid_y) - 1) << (c - 1)) + 1 elements)
+    /// (atomics on elements its device data index; the launcher checks (((w0 + grid_y) - 1) << (c -
+    /// 1)) + 1)
     pub counts: DeviceSlice<'a, u32>,
     pub n: u32,
     pub c: u32,
@@ -880,7 +881,7 @@ impl MsmRanks {
         ];
         check_widths(name, &args, Self::PARAMS)?;
         // SAFETY: the kernel touches digits[..(((w0 + grid_y) - 1) * stride) + n], ranks[..(((w0 +
-        // grid_y) - 1) * stride) + n], counts[..(((w0 + grid_y) - 1) << (c - 1)) + 1], no more (its
+        // grid_y) - 1) * stride) + n], and counts where its device data points, no more (its
         // contract); every length, the alignment and the launch rules were checked above. Each
         // slice borrows a live device buffer that is freed in stream order after the streams that
         // used it (`arg` records this one), and `args` holds one u64 per buffer and one u32 per
@@ -1096,11 +1097,11 @@ pub struct MsmScatterArgs<'a> {
     pub ranks: DeviceSlice<'a, u32>,
     /// Each bucket's first pair in `sorted` (msm_scan_apply): 2^(c-1) per window row, one for
     /// the ones row.
-    /// (reads (((nwin << (c - 1)) + 1) if (w0 + grid_y) > nwin else ((w0 + grid_y) << (c - 1)))
-    /// elements)
+    /// (reads elements its device data index; the launcher checks (((nwin << (c - 1)) + 1) if (w0 +
+    /// grid_y) > nwin else ((w0 + grid_y) << (c - 1))))
     pub offsets: DeviceSlice<'a, u32>,
     /// The group's region of (bucket, entry) pairs, at offsets[b] + rank.
-    /// (writes 0 elements)
+    /// (writes elements its device data index; the launcher checks 0)
     pub sorted: DeviceSlice<'a, u32>,
     pub n: u32,
     pub c: u32,
@@ -1192,13 +1193,12 @@ impl MsmScatter {
         ];
         check_widths(name, &args, Self::PARAMS)?;
         // SAFETY: the kernel touches digits[..(((w0 + grid_y) - 1) * stride) + n], ranks[..(((w0 +
-        // grid_y) - 1) * stride) + n], offsets[..(((nwin << (c - 1)) + 1) if (w0 + grid_y) > nwin
-        // else ((w0 + grid_y) << (c - 1)))], sorted[..0], no more (its contract); every length, the
-        // alignment and the launch rules were checked above. Each slice borrows a live device
-        // buffer that is freed in stream order after the streams that used it (`arg` records this
-        // one), and `args` holds one u64 per buffer and one u32 per scalar in the order of the
-        // .entry's parameters (check_widths). The indices it reads from device memory are in range:
-        // this function's precondition.
+        // grid_y) - 1) * stride) + n], and offsets, sorted where its device data points, no more
+        // (its contract); every length, the alignment and the launch rules were checked above. Each
+        // slice borrows a live device buffer that is freed in stream order after the streams that
+        // used it (`arg` records this one), and `args` holds one u64 per buffer and one u32 per
+        // scalar in the order of the .entry's parameters (check_widths). The indices it reads from
+        // device memory are in range: this function's precondition.
         unsafe { self.kernel.launch(stream, geometry, &args) }
     }
 }
@@ -1213,10 +1213,10 @@ pub struct MsmAccumulateArgs<'a> {
     /// (reads (2 * n) - 1 elements)
     pub items: DeviceSlice<'a, u32>,
     /// The chunk's affine points, as the entries index them.
-    /// (reads 0 elements)
+    /// (reads elements its device data index; the launcher checks 0)
     pub points: DeviceSlice<'a, u32>,
     /// The XYZZ buckets, as the ids index them.
-    /// (reads and writes 0 elements)
+    /// (reads and writes elements its device data index; the launcher checks 0)
     pub buckets: DeviceSlice<'a, u32>,
     /// Thread t's record id (bucket, or NONE).
     /// (writes div_ceil(n, t) elements)
@@ -1319,14 +1319,14 @@ impl MsmAccumulate {
             Arg::U32(a.fresh),
         ];
         check_widths(name, &args, Self::PARAMS)?;
-        // SAFETY: the kernel touches ids[..(2 * n) - 1], items[..(2 * n) - 1], points[..0],
-        // buckets[..0], out_ids[..div_ceil(n, t)], out_pts[..div_ceil(n, t) * xyzz_words],
-        // scratch[..div_ceil(n, t) * scratch_words], no more (its contract); every length, the
-        // alignment and the launch rules were checked above. Each slice borrows a live device
-        // buffer that is freed in stream order after the streams that used it (`arg` records this
-        // one), and `args` holds one u64 per buffer and one u32 per scalar in the order of the
-        // .entry's parameters (check_widths). The indices it reads from device memory are in range:
-        // this function's precondition.
+        // SAFETY: the kernel touches ids[..(2 * n) - 1], items[..(2 * n) - 1],
+        // out_ids[..div_ceil(n, t)], out_pts[..div_ceil(n, t) * xyzz_words], scratch[..div_ceil(n,
+        // t) * scratch_words], and points, buckets where its device data points, no more (its
+        // contract); every length, the alignment and the launch rules were checked above. Each
+        // slice borrows a live device buffer that is freed in stream order after the streams that
+        // used it (`arg` records this one), and `args` holds one u64 per buffer and one u32 per
+        // scalar in the order of the .entry's parameters (check_widths). The indices it reads from
+        // device memory are in range: this function's precondition.
         unsafe { self.kernel.launch(stream, geometry, &args) }
     }
 }
@@ -1344,7 +1344,7 @@ pub struct MsmReduceRunsArgs<'a> {
     /// (unused 0 elements)
     pub points: DeviceSlice<'a, u32>,
     /// The XYZZ buckets, as the ids index them.
-    /// (reads and writes 0 elements)
+    /// (reads and writes elements its device data index; the launcher checks 0)
     pub buckets: DeviceSlice<'a, u32>,
     /// Thread t's record id (bucket, or NONE).
     /// (writes div_ceil(n, t) elements)
@@ -1435,9 +1435,9 @@ impl MsmReduceRuns {
             Arg::U32(a.t),
         ];
         check_widths(name, &args, Self::PARAMS)?;
-        // SAFETY: the kernel touches ids[..n], items[..n * xyzz_words], buckets[..0],
-        // out_ids[..div_ceil(n, t)], out_pts[..div_ceil(n, t) * xyzz_words], no more (its
-        // contract); every length, the alignment and the launch rules were checked above. Each
+        // SAFETY: the kernel touches ids[..n], items[..n * xyzz_words], out_ids[..div_ceil(n, t)],
+        // out_pts[..div_ceil(n, t) * xyzz_words], and buckets where its device data points, no more
+        // (its contract); every length, the alignment and the launch rules were checked above. Each
         // slice borrows a live device buffer that is freed in stream order after the streams that
         // used it (`arg` records this one), and `args` holds one u64 per buffer and one u32 per
         // scalar in the order of the .entry's parameters (check_widths). The indices it reads from
