@@ -1,19 +1,19 @@
 //! PoRep C2 from end to end: a c1.json in, a verified seal proof out (`prove`), and the check
 //! of a seal proof against its sector (`verify`). Every partition proof is verified before the
 //! file is written, and the write is atomic (temp file + rename): a failed run leaves no proof.
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 
-use crate::circuit::{statement, SealPublic, SectorIdentity};
+use crate::circuit::{statement, SealPublic, Statement};
 use crate::cpu::backend::CpuBackend;
 use crate::groth16::{PreparedVerifyingKey, Proof};
-use crate::input::C1Input;
+use crate::input::{is_non_interactive, C1Input, SectorIdentity};
 use crate::pipeline::budget::MemoryPlan;
-use crate::pipeline::porep::{self as pp, Input, NoEvents, ParamsCache};
+use crate::pipeline::porep::{self as pp, HostTimings, Input, NoEvents, ParamsCache, WitnessMode};
 use crate::prover::{Backend, ProveTimings};
+use crate::snarkpack::{self, seal, SrsFile};
 use crate::srs::{self, ParamsFile, VerifyingKey};
 
 pub struct ProveOptions {
@@ -24,11 +24,12 @@ pub struct ProveOptions {
     pub concurrency: Option<usize>,
     /// Host memory budget in bytes; None: 90% of MemAvailable.
     pub mem_budget: Option<u64>,
+    pub witness: WitnessMode,
 }
 
 /// Default `-c`: half the cores (at least 1). Synthesis runs one thread per partition; the
 /// other half of the cores keeps feeding the device phase, and more concurrent syntheses than
-/// memory bandwidth can feed only slow each other down (DESIGN.md, the two-lock scheme).
+/// memory bandwidth can feed only slow each other down (docs/ARCHITECTURE.md).
 pub fn default_concurrency() -> usize {
     std::thread::available_parallelism().map(|n| n.get() / 2).unwrap_or(1).max(1)
 }
@@ -37,13 +38,20 @@ pub fn default_concurrency() -> usize {
 pub struct ProveReport {
     pub params: PathBuf,
     pub partitions: Vec<PartitionReport>,
+    /// The C2 output (for NI-PoRep, the SnarkPack aggregate of the partition proofs).
     pub proof: Vec<u8>,
+    /// The partition proofs concatenated (equal to `proof` for interactive PoRep).
+    pub circuit_proofs: Vec<u8>,
+    /// NI-PoRep: aggregating the partition proofs and verifying the aggregate.
+    pub aggregate: Duration,
     pub total: Duration,
     pub memory: MemoryPlan,
 }
 
 pub struct PartitionReport {
+    /// The whole host stage (witness and evaluation).
     pub synthesis: Duration,
+    pub host: HostTimings,
     pub constraints: usize,
     pub prove: ProveTimings,
     /// Waiting for a device after synthesis.
@@ -63,7 +71,7 @@ pub fn prove(c1: &C1Input, opts: &ProveOptions) -> Result<ProveReport> {
 pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> Result<ProveReport> {
     let start = Instant::now();
     let mut cache = ParamsCache::default();
-    let input = Input::load(c1, &opts.sector, opts.params_dir.as_deref(), &mut cache)?;
+    let input = Input::load(c1, &opts.sector, opts.params_dir.as_deref(), &mut cache, opts.witness)?;
     let params = input.srs.path.clone();
     let inputs = [input];
     let plan = pp::Plan {
@@ -79,6 +87,7 @@ pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> R
         .iter()
         .map(|p| PartitionReport {
             synthesis: p.record.synthesis(),
+            host: p.host,
             constraints: p.constraints,
             prove: p.prove.clone(),
             queue_wait: p.record.queue_wait(),
@@ -86,8 +95,16 @@ pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> R
             verify: p.record.verify(),
         })
         .collect();
-    let proof = run.proofs.into_iter().next().ok_or_else(|| anyhow!("no proof made"))?.bytes;
-    Ok(ProveReport { params, partitions, proof, total: start.elapsed(), memory: run.memory })
+    let made = run.proofs.into_iter().next().ok_or_else(|| anyhow!("no proof made"))?;
+    Ok(ProveReport {
+        params,
+        partitions,
+        proof: made.bytes,
+        circuit_proofs: made.circuit_proofs,
+        aggregate: made.aggregate,
+        total: start.elapsed(),
+        memory: run.memory,
+    })
 }
 
 /// Loads the verifying key for a statement: the `.vk` file, else the `.params` header.
@@ -101,8 +118,8 @@ pub fn load_vk(params_dir: Option<&Path>, stem: &str) -> Result<(VerifyingKey, P
     }
 }
 
-/// Verifies a seal proof (partition proofs concatenated) for the sector of a c1.json.
-/// Ok(Err(reason)) when the proof is well-formed but invalid.
+/// Verifies a seal proof (partition proofs concatenated; for NI-PoRep their SnarkPack
+/// aggregate) for the sector of a c1.json. Ok(Err(reason)) when the proof is invalid.
 pub fn verify(
     c1: &C1Input,
     sector: &SectorIdentity,
@@ -111,6 +128,9 @@ pub fn verify(
 ) -> Result<std::result::Result<(), String>> {
     let st = statement(&SealPublic::of(c1), sector)?;
     let (vk, _) = load_vk(params_dir, &st.params_stem())?;
+    if is_non_interactive(c1.output.registered_proof) {
+        return verify_ni(c1, st.as_ref(), &vk, params_dir, proof_bytes);
+    }
     let pvk = PreparedVerifyingKey::new(&vk);
     let proofs = match Proof::split_seal(proof_bytes, st.num_partitions()) {
         Ok(p) => p,
@@ -127,30 +147,18 @@ pub fn verify(
     Ok(Ok(()))
 }
 
-/// Writes `bytes` to `path` atomically: a temp file beside it, fsync, rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| anyhow!("{}: not a file path", path.display()))?;
-    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    let _pending = crate::interrupt::register(&tmp);
-    let res = (|| -> Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        Ok(())
-    })();
-    if res.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    res.with_context(|| format!("{}: cannot write the proof", path.display()))
-}
-
-/// Makes Ctrl-C (SIGINT) and SIGTERM remove the temp file of any [`write_atomic`] in progress
-/// before the process exits (status 128 + signal, 130 for Ctrl-C). Without it a signal that
-/// lands between the temp file's creation and its rename would leave the temp file behind (never
-/// a partial proof under the real name: that only appears by rename). Call once from a command
-/// that writes proofs; a second call does nothing.
-pub fn remove_temp_files_on_interrupt() {
-    crate::interrupt::install();
+/// An NI-PoRep C2 output: the SnarkPack V2 aggregate of the sector's partition proofs.
+fn verify_ni(
+    c1: &C1Input,
+    st: &dyn Statement,
+    vk: &VerifyingKey,
+    params_dir: Option<&Path>,
+    proof_bytes: &[u8],
+) -> Result<std::result::Result<(), String>> {
+    let n = st.num_partitions();
+    let srs = SrsFile::open(&snarkpack::srs::locate(params_dir)?)?;
+    let svk = srs.verifier_key(seal::target_len(n))?;
+    let inputs = (0..n).map(|k| st.public_inputs(k)).collect::<Result<Vec<_>>>()?;
+    let include = seal::transcript_include(true, &[(c1.output.seed, c1.output.comm_r)]);
+    seal::verify_seal(&svk, vk, inputs, &include, proof_bytes, snarkpack::Version::V2)
 }

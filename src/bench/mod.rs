@@ -22,9 +22,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::circuit::SectorIdentity;
 use crate::input::C1Input;
-use crate::pipeline::porep::{self as pp, Events, Input, ParamsCache};
+use crate::input::SectorIdentity;
+use crate::pipeline::porep::{self as pp, Events, Input, ParamsCache, WitnessMode};
 use crate::prover::Backend;
 use report::BenchReport;
 
@@ -41,6 +41,7 @@ pub struct BenchOptions {
     pub out_dir: Option<PathBuf>,
     /// Progress bars on stderr.
     pub progress: bool,
+    pub witness: WitnessMode,
 }
 
 struct BenchEvents {
@@ -64,7 +65,7 @@ impl Events for BenchEvents {
     }
     fn proof_done(&self, proof: usize, bytes: &[u8]) -> Result<()> {
         if let Some(dir) = &self.out_dir {
-            crate::porep::write_atomic(&dir.join(proof_file_name(proof)), bytes)?;
+            crate::output::write_atomic(&dir.join(proof_file_name(proof)), bytes)?;
         }
         let n = self.proofs_done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         match &self.bar {
@@ -96,7 +97,7 @@ pub fn run(inputs: &[(C1Input, SectorIdentity)], opts: &BenchOptions, backend: &
     let mut cache = ParamsCache::default();
     let loaded = inputs
         .iter()
-        .map(|(c1, sector)| Input::load(c1, sector, opts.params_dir.as_deref(), &mut cache))
+        .map(|(c1, sector)| Input::load(c1, sector, opts.params_dir.as_deref(), &mut cache, opts.witness))
         .collect::<Result<Vec<_>>>()?;
     let proofs: Vec<usize> = (0..opts.proofs).map(|i| i % loaded.len()).collect();
     let plan = pp::Plan {

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::bench::{self, BenchOptions};
+use filsnark::output::write_atomic;
 use filsnark::pipeline::budget::parse_size;
-use filsnark::porep::{default_concurrency, write_atomic};
+use filsnark::porep::default_concurrency;
 
 use super::porep::{load_c1, params_dir_for, DeviceArgs, IdentityArgs};
 
@@ -176,8 +177,9 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
         },
         out_dir: args.out_dir.clone(),
         progress: std::io::stderr().is_terminal(),
+        witness: args.devices.witness,
     };
-    filsnark::porep::remove_temp_files_on_interrupt();
+    filsnark::output::remove_temp_files_on_interrupt();
     let backend = args.devices.backend()?;
     let report = bench::run(&inputs, &opts, backend.as_ref())?;
     if let Some(path) = &args.json {
@@ -189,6 +191,9 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             .with_context(|| format!("{}: cannot write the timeline", path.display()))?;
     }
     report.print(&mut std::io::stdout().lock())?;
+    for line in backend.memory_report() {
+        println!("{line}");
+    }
     if let Some(p) = &args.json {
         println!("json: {}", p.display());
     }

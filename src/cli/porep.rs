@@ -3,10 +3,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use filsnark::circuit::SectorIdentity;
 use filsnark::devices;
 use filsnark::input::C1Input;
+use filsnark::input::SectorIdentity;
 use filsnark::pipeline::budget::parse_size;
+use filsnark::pipeline::porep::WitnessMode;
 use filsnark::porep::{self, ProveOptions};
 use filsnark::prover::{Backend, DeviceChoice};
 
@@ -18,7 +19,7 @@ const SAMPLE_NAME: &str = "<built-in 2KiB sample, miner t01000 sector 1>";
 
 #[derive(Subcommand)]
 pub enum ProveCmd {
-    /// PoRep commit phase 2: c1.json → seal proof (192 bytes per partition).
+    /// PoRep commit phase 2: c1.json → seal proof (192 bytes per partition; for NI-PoRep their SnarkPack aggregate).
     #[command(
         after_help = "Examples:\n  filsnark prove porep --c1 /data/c1.json -o /data/proof.bin --miner-id 1000\n  filsnark prove porep --c1 /data/c1.json --device cpu --seed 7    # same bytes as --device gpu --seed 7\n\nWithout --c1 it proves the 2KiB sample built into filsnark."
     )]
@@ -32,6 +33,9 @@ pub enum VerifyCmd {
         after_help = "Example:\n  filsnark verify porep --c1 /data/c1.json --proof /data/proof.bin --miner-id 1000"
     )]
     Porep(VerifyArgs),
+    /// Verify a SnarkPack aggregate against the sectors of an agg.json.
+    #[command(after_help = "Example:\n  filsnark verify aggregate --in agg.json --proof agg.bin")]
+    Aggregate(super::aggregate::VerifyAggregateArgs),
 }
 
 /// Who sealed the sector and where the parameters are: shared by prove, verify and bench.
@@ -66,6 +70,11 @@ pub struct DeviceArgs {
     /// memory for every MSM, as on a smaller card
     #[arg(long, value_parser = parse_size)]
     pub gpu_mem_cap: Option<u64>,
+    /// How each partition's witness is made: native (from the vanilla proofs, with the shape's compiled
+    /// constraints, cached in $FILSNARK_CACHE_DIR or ~/.cache/filsnark/constraints) or gadgets (the Filecoin
+    /// crates' circuit synthesis, the reference); both give the same proof
+    #[arg(long, default_value = "native")]
+    pub witness: WitnessMode,
 }
 
 impl DeviceArgs {
@@ -93,6 +102,10 @@ pub struct ProveArgs {
     /// Make r and s reproducible from this seed (for tests and CPU/GPU comparisons).
     #[arg(long)]
     seed: Option<u64>,
+    /// Also write the partition proofs, concatenated, here (filecoin-proofs'
+    /// seal_commit_phase2_circuit_proofs: what an aggregate of several NI-PoRep sectors takes).
+    #[arg(long)]
+    circuit_proofs: Option<PathBuf>,
     /// Syntheses at once (host-lock permits, also capped by the memory budget) [default: half the cores]
     #[arg(short = 'c', long)]
     concurrency: Option<usize>,
@@ -178,7 +191,7 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
     let ProveCmd::Porep(args) = cmd;
     let (c1, sector) = args.sector.load()?;
     let backend = args.devices.backend()?;
-    porep::remove_temp_files_on_interrupt();
+    filsnark::output::remove_temp_files_on_interrupt();
     let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
     let opts = ProveOptions {
         sector: sector.clone(),
@@ -186,9 +199,20 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         seed: args.seed,
         concurrency: args.concurrency,
         mem_budget: args.mem_budget,
+        witness: args.devices.witness,
     };
     let report = porep::prove_with(&c1, &opts, backend.as_ref())?;
-    porep::write_atomic(&out, &report.proof)?;
+    filsnark::output::write_atomic(&out, &report.proof)?;
+    if let Some(path) = &args.circuit_proofs {
+        filsnark::output::write_atomic(path, &report.circuit_proofs)?;
+        println!("circuit proofs: {} ({} bytes)", path.display(), report.circuit_proofs.len());
+    }
+    if report.proof != report.circuit_proofs {
+        println!(
+            "NI-PoRep: SnarkPack V2 aggregate of the partition proofs, made and verified in {:.3} s",
+            report.aggregate.as_secs_f64()
+        );
+    }
     println!(
         "proof: {} ({} bytes, {} partition(s), {} sector, miner t0{} sector {}), verified",
         out.display(),
@@ -200,17 +224,34 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
     );
     println!("params: {}", report.params.display());
     println!("device: {}", backend.devices().join(", "));
+    for line in backend.memory_report() {
+        println!("{line}");
+    }
     println!(
-        "{:>4} {:>12} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "part", "constraints", "synth s", "queue", "H ntt", "H msm", "L msm", "A msm", "B1 msm", "B2 msm", "verify"
+        "{:>4} {:>12} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "part",
+        "constraints",
+        "witness",
+        "witness s",
+        "eval s",
+        "queue",
+        "H ntt",
+        "H msm",
+        "L msm",
+        "A msm",
+        "B1 msm",
+        "B2 msm",
+        "verify"
     );
     for (k, p) in report.partitions.iter().enumerate() {
         let t = &p.prove;
         println!(
-            "{:>4} {:>12} {:>10.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+            "{:>4} {:>12} {:>8} {:>9.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
             k,
             p.constraints,
-            p.synthesis.as_secs_f64(),
+            if p.host.native { "native" } else { "gadgets" },
+            p.host.witness.as_secs_f64(),
+            p.host.evaluation.as_secs_f64(),
             p.queue_wait.as_secs_f64(),
             t.h_ntt.as_secs_f64(),
             t.h_msm.as_secs_f64(),
@@ -234,7 +275,10 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
 }
 
 pub fn verify(cmd: VerifyCmd) -> Result<()> {
-    let VerifyCmd::Porep(args) = cmd;
+    let args = match cmd {
+        VerifyCmd::Porep(args) => args,
+        VerifyCmd::Aggregate(args) => return super::aggregate::verify(args),
+    };
     let (c1, sector) = args.sector.load()?;
     let bytes =
         std::fs::read(&args.proof).with_context(|| format!("{}: cannot read the proof", args.proof.display()))?;

@@ -1,6 +1,6 @@
 //! Fixed-base scalar multiplication of the standard generators on the device (module
 //! "generator_mul", ptx/setup/generator_mul.ptxi): Fr scalars in, uncompressed zcash-encoded
-//! affine points out, byte for byte what the CPU tables of [`crate::setup::fixed_base`] write.
+//! affine points out, byte for byte what the CPU tables of [`crate::ec::generator_table`] write.
 //!
 //! The device holds the window tables of G1 and G2 (48 and 96 MiB: the CPU path's own blst
 //! tables, uploaded once), one chunk of scalars and one chunk of encoded points; the host holds
@@ -16,7 +16,7 @@ use super::kernels::generator_mul::{WINDOWS, WINDOW_BITS, WINDOW_ENTRIES};
 use super::kernels::{blocks_for, GeneratorMul as Launcher, GeneratorMulArgs, GeneratorMulKernels};
 use super::layout::{fp2_words, fp_words};
 use super::{DeviceBuffer, Gpu, GpuError, PinnedBuffer, Result};
-use crate::setup::fixed_base::{g1_generator, g2_generator, G1Table, G2Table, Generator, HALF, NWIN, WBITS};
+use crate::ec::generator_table::{g1_generator, g2_generator, G1Table, G2Table, Generator, HALF, NWIN, WBITS};
 
 // The kernels read the CPU path's tables as they are: the same windows.
 const _: () = assert!(WBITS == WINDOW_BITS as usize && NWIN == WINDOWS as usize && HALF == WINDOW_ENTRIES as usize);

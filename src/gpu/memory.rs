@@ -113,9 +113,13 @@ impl<T: Pod> DeviceBuffer<T> {
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| GpuError::Invalid(format!("{len} elements overflow")))?
             .max(1);
+        stream.ctx.ledger.reserve(bytes as u64)?;
         let mut ptr = 0;
         // SAFETY: valid out-pointer and stream.
-        check(unsafe { sys::cuMemAllocAsync(&mut ptr, bytes, stream.s) }, "cuMemAllocAsync")?;
+        if let Err(e) = check(unsafe { sys::cuMemAllocAsync(&mut ptr, bytes, stream.s) }, "cuMemAllocAsync") {
+            stream.ctx.ledger.release(bytes as u64);
+            return Err(e);
+        }
         Ok(DeviceBuffer { ptr, len, stream: stream.clone(), others: Mutex::new(Vec::new()), _t: PhantomData })
     }
 
@@ -296,6 +300,7 @@ impl<T: Pod> Drop for DeviceBuffer<T> {
         unsafe {
             sys::cuMemFreeAsync(self.ptr, self.stream.s);
         }
+        self.stream.ctx.ledger.release(self.bytes().max(1) as u64);
     }
 }
 

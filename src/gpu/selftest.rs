@@ -9,7 +9,7 @@ use super::kernels::{
 };
 use super::layout::{self, Group, G1, G2};
 use super::{srs, DeviceBuffer, Gpu, GpuError, Result};
-use blst::{blst_fp, blst_fp2, blst_fr};
+use crate::ec::{self, MontField as _};
 use blstrs::{Fp, Fp2, Scalar};
 use ff::Field as _;
 use rand::{RngCore, SeedableRng};
@@ -221,7 +221,7 @@ impl TestField for Scalar {
     const PRE: &'static str = "fr";
     const WORDS: usize = 8;
     fn mont_words(&self) -> Vec<u32> {
-        layout::fr_words(&blst_fr::from(*self)).to_vec()
+        layout::fr_words(&ec::Fr::from(*self)).to_vec()
     }
     fn le_bytes(&self) -> Vec<u8> {
         self.to_bytes_le().to_vec()
@@ -235,7 +235,7 @@ impl TestField for Fp {
     const PRE: &'static str = "fp";
     const WORDS: usize = 12;
     fn mont_words(&self) -> Vec<u32> {
-        layout::fp_words(&blst_fp::from(*self)).to_vec()
+        layout::fp_words(&ec::Fp::from(*self)).to_vec()
     }
     fn le_bytes(&self) -> Vec<u8> {
         self.to_bytes_le().to_vec()
@@ -308,7 +308,7 @@ fn inverse<T: ff::Field>(x: &T) -> T {
 }
 
 fn fp2_words(x: &Fp2) -> Vec<u32> {
-    layout::fp2_words(&blst_fp2::from(*x)).to_vec()
+    layout::fp2_words(&ec::Fp2::from(*x)).to_vec()
 }
 
 fn field_checks(gpu: &Gpu, m: &SelftestKernels, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
@@ -358,9 +358,9 @@ pub fn random_points<G: Group>(n: usize, seed: u64, tag: u64) -> Vec<G::Jac> {
             let mut r = rng(seed, tag, c as u64);
             let mut s = [0u8; 32];
             r.fill_bytes(&mut s);
-            let mut p = G::mult(&G::generator(), &s);
+            let mut p = G::mult(&G::generator(), &s, 255);
             r.fill_bytes(&mut s);
-            let step = G::mult(&G::generator(), &s);
+            let step = G::mult(&G::generator(), &s, 255);
             let len = CHUNK.min(n - c * CHUNK);
             (0..len)
                 .map(|_| {
@@ -373,7 +373,7 @@ pub fn random_points<G: Group>(n: usize, seed: u64, tag: u64) -> Vec<G::Jac> {
 }
 
 fn is_inf<G: Group>(p: &G::Jac) -> bool {
-    G::f_is_zero(&G::jac(p).2)
+    G::xyz(p).2.is_zero()
 }
 
 /// Affine points with infinity as (0, 0).
@@ -383,7 +383,7 @@ pub fn affine<G: Group>(ps: &[G::Jac]) -> Vec<G::Aff> {
         .par_chunks(CHUNK)
         .flat_map_iter(|c| {
             let c: Vec<G::Jac> = c.iter().map(|p| if is_inf::<G>(p) { G::generator() } else { *p }).collect();
-            G::to_affine_batch(&c)
+            G::batch_to_affine_vec(&c)
         })
         .collect();
     for (i, p) in ps.iter().enumerate() {
@@ -405,7 +405,7 @@ fn curve_checks<G: Group>(gpu: &Gpu, m: &CurveTestKernels, n: usize, seed: u64, 
     q[1] = inf;
     p[2] = inf;
     q[2] = inf;
-    q[3] = G::add(&G::dbl(&p[3]), &G::neg(&p[3]));
+    q[3] = G::add(&G::double(&p[3]), &G::neg(&p[3]));
     q[4] = G::neg(&p[4]);
     q[5] = p[5];
     let qa = affine::<G>(&q);
@@ -422,9 +422,9 @@ fn curve_checks<G: Group>(gpu: &Gpu, m: &CurveTestKernels, n: usize, seed: u64, 
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_add"), &[&pw, &qw], 4 * w, n)?;
     out.push(same(&format!("{g}_add (XYZZ)"), &got, ms, &|i| G::add(&p[i], &q[i])));
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_madd"), &[&pw, &qaw], 4 * w, n)?;
-    out.push(same(&format!("{g}_madd (XYZZ+aff)"), &got, ms, &|i| G::add_aff(&p[i], &qa[i])));
+    out.push(same(&format!("{g}_madd (XYZZ+aff)"), &got, ms, &|i| G::add_affine(&p[i], &qa[i])));
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_dbl"), &[&pw], 4 * w, n)?;
-    out.push(same(&format!("{g}_dbl (XYZZ)"), &got, ms, &|i| G::dbl(&p[i])));
+    out.push(same(&format!("{g}_dbl (XYZZ)"), &got, ms, &|i| G::double(&p[i])));
     let pa = affine::<G>(&p);
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_to_affine"), &[&pw], 2 * w, n)?;
     out.push(compare(&format!("{g}_to_affine"), &got, 2 * w, n, ms, |i| G::aff_words(&pa[i])));

@@ -1,7 +1,10 @@
 //! Inputs to the prover: the c1.json that lotus-bench and Curio write (wrapper and raw form),
-//! the registered proof it names, and the identity of the sector (miner id, sector number).
+//! the registered proof it names, the identity of the sector (miner id, sector number), and
+//! agg.json (the sectors of a SnarkPack aggregate).
+pub mod agg;
 pub mod c1;
 pub mod proof_type;
 
+pub use agg::AggInput;
 pub use c1::C1Input;
-pub use proof_type::{prover_id, PorepKind};
+pub use proof_type::{is_non_interactive, prover_id, PorepKind, SectorIdentity};
