@@ -27,5 +27,5 @@ while read -r name exe; do
   objcopy --strip-debug "$exe" "gpu-pack/$name" && gzip -9 "gpu-pack/$name"
 done <<< "$bins"
 git rev-parse HEAD > gpu-pack/COMMIT
-git status --short -- src/gpu ptx build.rs scripts/gen-ptx.py scripts/ptxgen scripts/ptx-check.sh scripts/gpu-pack.sh scripts/gpu-run.sh tests/gpu_kernels.rs | sed 's/^/dirty: /' >> gpu-pack/COMMIT || true
+git status --short -- src/gpu src/bench ptx build.rs scripts/gen-ptx.py scripts/ptxgen scripts/ptx-check.sh scripts/gpu-pack.sh scripts/gpu-run.sh tests | sed 's/^/dirty: /' >> gpu-pack/COMMIT || true
 du -sh gpu-pack/*
