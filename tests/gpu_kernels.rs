@@ -123,3 +123,36 @@ fn staged_uploads_arrive_whole() {
     assert!(back[..1000].iter().all(|&x| x == 0xabab_abab), "upload_into wrote before its offset");
     assert!(back[1000..].iter().enumerate().all(|(i, &x)| x == value(i)), "upload_into differs");
 }
+
+/// Every device buffer is counted in its context's ledger while it lives, one that a second
+/// stream used included (its free waits for that stream's work), and under a limit an
+/// allocation past it is refused as out of memory without being counted.
+#[test]
+#[ignore]
+fn device_buffers_are_counted_in_the_ledger() {
+    use filsnark::gpu::kernels::{blocks_for, ElementwiseBinaryArgs, SelftestKernels};
+    let gpu = filsnark::gpu::Gpu::open(0).expect("a GPU");
+    let k = SelftestKernels::load(&gpu).unwrap();
+    let ledger = &gpu.ctx.ledger;
+    let base = ledger.in_use();
+    let n = 1usize << 20;
+    let (a, b, out) =
+        (gpu.alloc::<u32>(8 * n).unwrap(), gpu.alloc::<u32>(8 * n).unwrap(), gpu.alloc::<u32>(8 * n).unwrap());
+    assert_eq!(ledger.in_use(), base + 3 * 32 * n as u64);
+    let side = filsnark::gpu::Stream::new(&gpu.ctx).unwrap();
+    let args = ElementwiseBinaryArgs { out: out.view(), in0: a.view(), in1: b.view(), n: n as u32 };
+    k.fr_add().launch(&side, blocks_for(n, 256), 256, &args).expect("a launch on a second stream");
+    drop((a, b, out));
+    assert_eq!(ledger.in_use(), base, "freed buffers stay counted");
+    side.synchronize().unwrap();
+    gpu.stream.synchronize().unwrap();
+
+    ledger.set_limit(Some(base + 1000));
+    let refused = gpu.alloc::<u32>(1000).err();
+    ledger.set_limit(None);
+    let e = refused.expect("an allocation past the limit is refused");
+    assert!(e.is_out_of_memory(), "{e}");
+    assert_eq!(ledger.in_use(), base, "a refused allocation is counted");
+    drop(gpu.alloc::<u32>(1000).expect("the same allocation without the limit"));
+    assert_eq!(ledger.in_use(), base);
+}
