@@ -25,6 +25,7 @@ import ec  # noqa: E402
 import ff  # noqa: E402
 import fp52  # noqa: E402
 import ec_mem  # noqa: E402
+import evaluate  # noqa: E402
 import generator_mul  # noqa: E402
 import rust  # noqa: E402
 import kernels  # noqa: E402
@@ -37,7 +38,7 @@ RUST = "src/gpu/kernels/generated.rs"
 # The Rust struct that holds each module's kernels (modules with the same kernels share one).
 STRUCTS = {"selftest": "SelftestKernels", "ec_test": "CurveTestKernels", "srs": "SrsKernels",
            "bench": "ThroughputKernels", "ntt": "NttKernels", "msm_g1": "MsmKernels", "msm_g2": "MsmKernels",
-           "generator_mul": "GeneratorMulKernels"}
+           "generator_mul": "GeneratorMulKernels", "evaluate": "EvaluateKernels"}
 
 # fragment -> its .entry descriptions (iface.Kernel), in order
 ENTRIES = {}
@@ -60,7 +61,7 @@ def write(rel, doc, fns, decls=""):
 def main():
     if "--check" in sys.argv:
         for t in ("simtest_ff.py", "simtest_ec.py", "simtest_g2.py", "simtest_fp52.py", "ntt.py", "simtest_msm.py",
-                  "simtest_generator_mul.py"):
+                  "simtest_generator_mul.py", "simtest_evaluate.py"):
             subprocess.run([sys.executable, os.path.join(HERE, "ptxgen", t)], check=True)
     f2 = ec.fp2_funcs()
     inv = [f for f in f2 if f.name == "fp_inv"]
@@ -88,6 +89,7 @@ def main():
     msm.write_fragments(write)
     write("setup/generator_mul.ptxi", "Fixed-base scalar multiplication of the generators for params setup (module\n"
           "generator_mul).\n" + generator_mul.__doc__, generator_mul.kernels(), generator_mul.decls())
+    write("kernels/evaluate.ptxi", "Constraint evaluation (module evaluate).\n" + evaluate.__doc__, evaluate.kernels())
     write("ntt/ntt.ptxi", "NTT over Fr and the H-polynomial step (module ntt).\n" + ntt.__doc__, ntt.kernels(), ntt.decls())
     write_rust()
 

@@ -3,10 +3,9 @@
 use anyhow::Result;
 use blstrs::Scalar;
 
-use crate::circuit::Assignment;
 use crate::cpu::backend::CpuBackend;
-use crate::gpu::backend::GpuBackend;
-use crate::prover::{Backend, DeviceChoice, Proved};
+use crate::gpu::backend::{spent, GpuBackend};
+use crate::prover::{Backend, DeviceChoice, Proved, Witness};
 use crate::srs::ParamsFile;
 
 /// The GPUs, with the CPU proving any partition a GPU fails on (out of memory, a kernel error),
@@ -35,12 +34,16 @@ impl Backend for GpusWithCpuFallback {
     fn memory_report(&self) -> Vec<String> {
         self.gpus.memory_report()
     }
-    fn prove(&self, device: usize, srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<Proved> {
-        match self.gpus.prove_borrowed(device, srs, &asg, r, s) {
-            Ok((proof, timings)) => Ok(Proved { proof, timings, spent: Some(asg) }),
+    fn evaluates(&self) -> bool {
+        self.gpus.evaluates()
+    }
+    /// A packed witness the GPU failed on is evaluated on the CPU as part of its proof.
+    fn prove(&self, device: usize, srs: &ParamsFile, witness: Witness, r: Scalar, s: Scalar) -> Result<Proved> {
+        match self.gpus.prove_borrowed(device, srs, &witness, r, s) {
+            Ok((proof, timings)) => Ok(Proved { proof, timings, spent: spent(witness) }),
             Err(e) => {
                 eprintln!("warning: {e:#}; proving this partition on the CPU instead");
-                self.cpu.prove(0, srs, asg, r, s)
+                self.cpu.prove(0, srs, witness, r, s)
             }
         }
     }

@@ -1,7 +1,8 @@
 //! The GPU prover against the CPU prover: the same proof bytes for the same r and s, on real
 //! 2KiB PoRep sectors (judged by `verify_seal`) and on test circuits of 2^16 and more
 //! constraints with random witnesses (judged by our verifier), with the parameters resident on
-//! the device and streamed from host memory. They need a CUDA device, so they are #[ignore]d;
+//! the device and streamed from host memory, and with the constraints evaluated on the device
+//! from the native witness (the default) or on the host by the gadgets. They need a CUDA device, so they are #[ignore]d;
 //! the GPU machine runs them with `--include-ignored`. FILSNARK_GPU_TEST_MIN_LOG and _MAX_LOG
 //! (default 16 and 20) bound the test circuits' sizes, 2^k constraints, in steps of 4x;
 //! FILSNARK_GPU_TEST_WITNESSES (default 2) is the number of random witnesses per size.
@@ -120,8 +121,12 @@ fn porep_2kib_same_bytes_on_gpu_and_cpu_and_chain_accepts() {
         (std::fs::read(&out).unwrap(), String::from_utf8_lossy(&o.stdout).into_owned() + &stderr(&o))
     };
     let (cpu, _) = prove(&["--device", "cpu"], "cpu.proof");
+    // The native witness by default: its constraints evaluated on the device.
     let (gpu, log) = prove(&["--device", "gpu"], "gpu.proof");
     assert!(log.contains("resident"), "expected the parameters resident on the device:\n{log}");
+    // The gadgets' assignment, evaluated on the host and uploaded.
+    let (gadgets, _) = prove(&["--device", "gpu", "--witness", "gadgets"], "gadgets.proof");
+    assert_eq!(gadgets, cpu, "GPU (gadget assignment) and CPU proofs differ for the same seed");
     let (streamed, log) = prove(&["--device", "0", "--gpu-mem-cap", "1GiB"], "streamed.proof");
     assert!(log.contains("streamed"), "expected streamed parameters under a 1GiB cap:\n{log}");
     assert_eq!(gpu, cpu, "GPU and CPU proofs differ for the same seed");
@@ -139,7 +144,7 @@ fn porep_2kib_same_bytes_on_gpu_and_cpu_and_chain_accepts() {
 fn device_out_of_memory_falls_back_to_cpu_under_auto_only() {
     use filsnark::devices::GpusWithCpuFallback;
     use filsnark::gpu::backend::GpuBackend;
-    use filsnark::prover::Backend;
+    use filsnark::prover::{Backend, Witness};
     let dir = tempfile::tempdir().unwrap();
     let log_n = 16;
     let srs = chain_params(dir.path(), log_n);
@@ -161,19 +166,21 @@ fn device_out_of_memory_falls_back_to_cpu_under_auto_only() {
     let (free, total) = hog.ctx.mem_info().unwrap();
     println!("device filled: {} MiB of {} MiB free", free >> 20, total >> 20);
 
-    let err = match strict.prove(0, &srs, asg.clone(), r, s) {
+    let err = match strict.prove(0, &srs, Witness::Assignment(asg.clone()), r, s) {
         Ok(_) => panic!("a full device must fail"),
         Err(e) => format!("{e:#}"),
     };
     println!("--device gpu: {err}");
     assert!(err.contains("GPU 0"), "the error does not name the device: {err}");
     assert!(err.to_lowercase().contains("out of memory"), "not an out-of-memory error: {err}");
-    let fell_back = auto.prove(0, &srs, asg.clone(), r, s).expect("--device auto falls back to the CPU");
+    let fell_back =
+        auto.prove(0, &srs, Witness::Assignment(asg.clone()), r, s).expect("--device auto falls back to the CPU");
     assert!(fell_back.spent.is_none(), "the fallback did not prove on the CPU (it consumes the assignment)");
     assert_eq!(fell_back.proof.to_bytes(), cpu.to_bytes(), "the fallback proof differs from the CPU proof");
 
     drop(held);
-    let gpu = strict.prove(0, &srs, asg.clone(), r, s).expect("the GPU proves once memory is free");
+    let gpu =
+        strict.prove(0, &srs, Witness::Assignment(asg.clone()), r, s).expect("the GPU proves once memory is free");
     assert_eq!(gpu.proof.to_bytes(), cpu.to_bytes(), "GPU proof after the failure differs");
 }
 

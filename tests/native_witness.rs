@@ -1,5 +1,6 @@
 //! The native witness of sectors sealed here by filecoin-proofs (2KiB, interactive and
-//! synthetic PoRep) equals gadget synthesis byte for byte, inputs and aux.
+//! synthetic PoRep) equals gadget synthesis byte for byte, inputs and aux; a backend handed the
+//! packed witness with the compiled constraints proves the same bytes as from the assignment.
 mod common;
 
 use std::path::Path;
@@ -7,7 +8,11 @@ use std::path::Path;
 use filecoin_proofs_api::RegisteredSealProof;
 use filsnark::circuit::circuits_from_c1;
 use filsnark::circuit::native_check::{describe, first_difference};
+use filsnark::constraints::ConstraintCache;
+use filsnark::cpu::backend::CpuBackend;
 use filsnark::input::{C1Input, SectorIdentity};
+use filsnark::prover::{Backend, Witness};
+use filsnark::srs::ParamsFile;
 
 fn native_equals_synthesis(proof: RegisteredSealProof, sector_num: u64, seed: u64) {
     let dir = tempfile::tempdir().unwrap();
@@ -24,6 +29,23 @@ fn native_equals_synthesis(proof: RegisteredSealProof, sector_num: u64, seed: u6
         }
         assert_eq!(native.inputs, circuits.public_inputs(k).unwrap(), "{proof:?}: the verifier's public inputs");
     }
+    packed_proves_like_the_assignment(&c1, circuits.as_ref());
+}
+
+/// Partition 0 proved by the CPU backend from the packed witness (what it gets when a GPU fails
+/// under `--device auto`) and from the gadgets' assignment: the same bytes for the same r, s.
+fn packed_proves_like_the_assignment(c1: &C1Input, circuits: &dyn filsnark::circuit::CircuitsDyn) {
+    let params = common::init_env();
+    let srs = ParamsFile::open(&params.join(format!("{}.params", circuits.params_stem()))).unwrap();
+    let compiled = ConstraintCache::global().porep(c1.kind).unwrap();
+    let (r, s) = filsnark::groth16::randomness(Some(3), 0);
+    let cpu = CpuBackend::new();
+    let packed = Witness::Packed { witness: circuits.native_witness(0).unwrap().unwrap(), compiled };
+    assert!(!cpu.evaluates(), "the CPU backend leaves evaluation to the host stage");
+    let from_packed = cpu.prove(0, &srs, packed, r, s).unwrap();
+    let from_gadgets = cpu.prove(0, &srs, Witness::Assignment(circuits.synthesize(0).unwrap()), r, s).unwrap();
+    assert_eq!(from_packed.proof.to_bytes(), from_gadgets.proof.to_bytes(), "packed and gadget proofs differ");
+    assert!(from_packed.timings.evaluation > std::time::Duration::ZERO, "the packed witness was not evaluated");
 }
 
 #[test]

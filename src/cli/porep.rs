@@ -251,7 +251,7 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
             p.constraints,
             if p.host.native { "native" } else { "gadgets" },
             p.host.witness.as_secs_f64(),
-            p.host.evaluation.as_secs_f64(),
+            (p.host.evaluation + t.evaluation).as_secs_f64(),
             p.queue_wait.as_secs_f64(),
             t.h_ntt.as_secs_f64(),
             t.h_msm.as_secs_f64(),

@@ -7,7 +7,7 @@ use blstrs::Scalar;
 use super::prover::GpuProver;
 use crate::circuit::Assignment;
 use crate::groth16::Proof;
-use crate::prover::{Backend, ProveTimings, Proved};
+use crate::prover::{Backend, ProveTimings, Proved, Witness};
 use crate::srs::ParamsFile;
 
 pub struct GpuBackend {
@@ -25,17 +25,30 @@ impl GpuBackend {
         &self.provers
     }
 
-    /// Proves on device `device`, borrowing the assignment so that a caller can prove it
+    /// Proves on device `device`, borrowing the witness so that a caller can prove it
     /// elsewhere when the device fails.
     pub fn prove_borrowed(
         &self,
         device: usize,
         srs: &ParamsFile,
-        asg: &Assignment,
+        witness: &Witness,
         r: Scalar,
         s: Scalar,
     ) -> Result<(Proof, ProveTimings)> {
-        self.provers[device].prove(srs, asg, r, s)
+        let prover = &self.provers[device];
+        match witness {
+            Witness::Assignment(asg) => prover.prove(srs, asg, r, s),
+            Witness::Packed { witness, compiled } => prover.prove_packed(srs, compiled, witness, r, s),
+        }
+    }
+}
+
+/// What the pipeline frees after the device lock: an assignment (~17 GB at 32GiB); a packed
+/// witness is small.
+pub fn spent(witness: Witness) -> Option<Assignment> {
+    match witness {
+        Witness::Assignment(asg) => Some(asg),
+        Witness::Packed { .. } => None,
     }
 }
 
@@ -65,9 +78,13 @@ impl Backend for GpuBackend {
     fn working_bytes(&self, _domain: usize) -> u64 {
         (128u64 << 20) + (512u64 << 20)
     }
-    fn prove(&self, device: usize, srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<Proved> {
-        let (proof, timings) = self.prove_borrowed(device, srs, &asg, r, s)?;
-        Ok(Proved { proof, timings, spent: Some(asg) })
+    /// The device evaluates compiled constraints (module `evaluate`).
+    fn evaluates(&self) -> bool {
+        true
+    }
+    fn prove(&self, device: usize, srs: &ParamsFile, witness: Witness, r: Scalar, s: Scalar) -> Result<Proved> {
+        let (proof, timings) = self.prove_borrowed(device, srs, &witness, r, s)?;
+        Ok(Proved { proof, timings, spent: spent(witness) })
     }
     fn memory_report(&self) -> Vec<String> {
         self.provers.iter().filter_map(GpuProver::memory_report).collect()

@@ -22,6 +22,7 @@
 //! [`GpuError::NoGpu`]; nothing panics, so callers fall back to the CPU.
 pub mod backend;
 pub mod driver;
+pub mod evaluate;
 pub mod generator_mul;
 pub mod info;
 pub mod kernels;

@@ -15,7 +15,8 @@ use std::time::Instant;
 use anyhow::{Context as _, Result};
 use blstrs::Scalar;
 
-use super::kernels::SrsKernels;
+use super::evaluate::{self as device_eval, DeviceShape, DeviceWitness};
+use super::kernels::{EvaluateKernels, SrsKernels};
 use super::layout::scalar_words;
 use super::msm::{Msm, MsmPoints, MsmTuning};
 use super::ntt::Ntt;
@@ -24,10 +25,12 @@ use super::srs::ResidentSrs;
 use super::{DeviceBuffer, Gpu, GpuError};
 use crate::circuit::witness::QueryScalars;
 use crate::circuit::Assignment;
+use crate::constraints::Compiled;
 use crate::groth16::prove::{assemble, shape_of, QueryResults};
 use crate::groth16::Proof;
 use crate::prover::ProveTimings;
-use crate::srs::{ParamsFile, SectionKind};
+use crate::srs::{ParamsFile, SectionKind, Shape};
+use crate::witness::PackedWitness;
 
 /// The prover of one device: its context, kernels, and its memory plan with the resident
 /// sections of the parameter file placed last.
@@ -38,6 +41,9 @@ pub struct GpuProver {
     ntt: Ntt,
     msm: Msm,
     srs_kernels: SrsKernels,
+    eval_kernels: EvaluateKernels,
+    /// The compiled shape resident for witness-only proving (the last one used).
+    shape: Mutex<Option<DeviceShape>>,
     /// Usable device bytes (`--gpu-mem-cap`), None: all free memory.
     cap: Option<u64>,
     placement: Mutex<Placement>,
@@ -71,7 +77,19 @@ impl GpuProver {
         let ntt = Ntt::new(&gpu)?;
         let msm = Msm::with_tuning(&gpu, tuning)?;
         let srs_kernels = SrsKernels::load(&gpu)?;
-        Ok(GpuProver { ordinal, name, gpu, ntt, msm, srs_kernels, cap, placement: Mutex::new(Placement::default()) })
+        let eval_kernels = EvaluateKernels::load(&gpu)?;
+        Ok(GpuProver {
+            ordinal,
+            name,
+            gpu,
+            ntt,
+            msm,
+            srs_kernels,
+            eval_kernels,
+            shape: Mutex::new(None),
+            cap,
+            placement: Mutex::new(Placement::default()),
+        })
     }
 
     /// "GPU 0 (NVIDIA H200)", for messages.
@@ -167,13 +185,45 @@ impl GpuProver {
     /// runs out of device memory is proved again under a smaller plan (one section fewer
     /// resident), until nothing is left to stream.
     pub fn prove(&self, srs: &ParamsFile, asg: &Assignment, r: Scalar, s: Scalar) -> Result<(Proof, ProveTimings)> {
-        let shape = shape_of(asg);
-        srs.check_shape(&shape)?;
+        self.prove_source(srs, &shape_of(asg), Source::Assignment(asg), r, s)
+    }
+
+    /// Proves one partition from its packed witness: A·z, B·z, C·z and the queries' scalars are
+    /// computed on the device from the shape's compiled constraints, kept resident.
+    pub fn prove_packed(
+        &self,
+        srs: &ParamsFile,
+        compiled: &Compiled,
+        witness: &PackedWitness,
+        r: Scalar,
+        s: Scalar,
+    ) -> Result<(Proof, ProveTimings)> {
+        let d = compiled.densities();
+        let shape = Shape {
+            inputs: compiled.num_inputs(),
+            aux: compiled.num_aux(),
+            domain: compiled.num_constraints().next_power_of_two(),
+            a_aux: d.a_aux.count(),
+            b_inputs: d.b_input.count(),
+            b_aux: d.b_aux.count(),
+        };
+        self.prove_source(srs, &shape, Source::Packed { compiled, witness }, r, s)
+    }
+
+    fn prove_source(
+        &self,
+        srs: &ParamsFile,
+        shape: &Shape,
+        src: Source,
+        r: Scalar,
+        s: Scalar,
+    ) -> Result<(Proof, ProveTimings)> {
+        srs.check_shape(shape)?;
         let mut p = self.placement.lock().unwrap_or_else(|e| e.into_inner());
         self.place(&mut p, srs, shape.domain)?;
         loop {
             let mut peaks = [0u64; 6];
-            match self.prove_once(&p, srs, asg, r, s, &mut peaks) {
+            match self.prove_once(&p, srs, shape.domain, &src, r, s, &mut peaks) {
                 Ok(done) => {
                     p.partitions += 1;
                     for (m, v) in p.stage_peaks.iter_mut().zip(peaks) {
@@ -184,6 +234,7 @@ impl GpuProver {
                 }
                 Err(e) if out_of_memory(&e) => {
                     self.msm.release_memory();
+                    *self.shape.lock().unwrap_or_else(|e| e.into_inner()) = None;
                     let plan = p.plan.as_ref().expect("placed");
                     let Some(smaller) = plan.without_cheapest(&p.sections) else { return Err(e) };
                     eprintln!("{}: {e:#}; proving the partition again on the GPU under a smaller plan", self.label());
@@ -196,16 +247,17 @@ impl GpuProver {
 
     /// One attempt at [`GpuProver::prove`] under the plan in `p`; `peaks` gets each stage's
     /// working set (device bytes held beside the resident sections).
+    #[allow(clippy::too_many_arguments)]
     fn prove_once(
         &self,
         p: &Placement,
         srs: &ParamsFile,
-        asg: &Assignment,
+        domain: usize,
+        src: &Source,
         r: Scalar,
         s: Scalar,
         peaks: &mut [u64; 6],
     ) -> Result<(Proof, ProveTimings)> {
-        let shape = shape_of(asg);
         let resident = p.plan.as_ref().map_or(0, |plan| plan.resident_bytes);
         let ledger = &self.gpu.ctx.ledger;
         let points = |kind: SectionKind| match p.resident.as_ref().and_then(|res| res.section(kind)) {
@@ -227,30 +279,74 @@ impl GpuProver {
         };
 
         ledger.mark();
+        let mut shape_slot = self.shape.lock().unwrap_or_else(|e| e.into_inner());
+        let packed = match src {
+            Source::Packed { compiled, witness } => {
+                let clock = Instant::now();
+                let key = (compiled.stem.clone(), compiled.challenges);
+                if shape_slot.as_ref().map(|s| &s.key) != Some(&key) {
+                    *shape_slot = None;
+                    *shape_slot = Some(
+                        DeviceShape::upload(gpu, compiled)
+                            .with_context(|| format!("{label}: uploading the compiled constraints"))?,
+                    );
+                }
+                let ds = shape_slot.as_ref().expect("uploaded");
+                let dw = DeviceWitness::upload(gpu, ds, witness)
+                    .with_context(|| format!("{label}: uploading the witness"))?;
+                let ev = device_eval::evaluate(gpu, &self.eval_kernels, ds, compiled, &dw, domain)
+                    .with_context(|| format!("{label}: evaluating the constraints"))?;
+                gpu.stream.synchronize()?;
+                t.evaluation = clock.elapsed();
+                Some((ds, dw, ev))
+            }
+            Source::Assignment(_) => None,
+        };
         let clock = Instant::now();
-        let h = self.ntt.h_poly(gpu, &asg.a, &asg.b, &asg.c).with_context(|| format!("{label}: H"))?;
+        let (h_dev, packed) = match (src, packed) {
+            (Source::Assignment(asg), _) => {
+                (self.ntt.h_poly(gpu, &asg.a, &asg.b, &asg.c).with_context(|| format!("{label}: H"))?, None)
+            }
+            (Source::Packed { .. }, Some((ds, dw, ev))) => {
+                let device_eval::Evaluated { mut a, mut b, mut c } = ev;
+                let mut tmp = gpu.alloc::<u32>(domain * 8)?;
+                self.ntt
+                    .h_poly_device(gpu, &mut a, &mut b, &mut c, &mut tmp, domain.trailing_zeros())
+                    .with_context(|| format!("{label}: H"))?;
+                (c, Some((ds, dw)))
+            }
+            (Source::Packed { .. }, None) => unreachable!("a packed source is evaluated above"),
+        };
         t.h_ntt = clock.elapsed();
         stage(0);
 
         let clock = Instant::now();
         let h = self
             .msm
-            .msm_g1_first(gpu, points(SectionKind::H), &h, shape.domain - 1, 0)
+            .msm_g1_first(gpu, points(SectionKind::H), &h_dev, domain - 1, 0)
             .with_context(|| format!("{label}: H MSM"))?;
         t.h_msm = clock.elapsed();
         streamed(SectionKind::H);
         stage(1);
 
+        drop(h_dev);
         let clock = Instant::now();
-        let aux = self.upload(&asg.aux)?;
+        let aux = match (src, &packed) {
+            (Source::Assignment(asg), _) => self.upload(&asg.aux)?,
+            (_, Some((ds, dw))) => device_eval::aux_scalars(gpu, &self.eval_kernels, ds, dw)?,
+            _ => unreachable!(),
+        };
         let l = self.msm.msm_g1(gpu, points(SectionKind::L), &aux, 0).with_context(|| format!("{label}: L MSM"))?;
-        drop(aux);
         t.l_msm = clock.elapsed();
         streamed(SectionKind::L);
         stage(2);
 
         let clock = Instant::now();
-        let a_dev = self.upload_query(&asg.a_query())?;
+        let a_dev = match (src, &packed) {
+            (Source::Assignment(asg), _) => self.upload_query(&asg.a_query())?,
+            (_, Some((ds, dw))) => device_eval::a_query(gpu, &self.eval_kernels, ds, dw, &aux)?,
+            _ => unreachable!(),
+        };
         let a = self.msm.msm_g1(gpu, points(SectionKind::A), &a_dev, 0).with_context(|| format!("{label}: A MSM"))?;
         drop(a_dev);
         t.a_msm = clock.elapsed();
@@ -258,7 +354,12 @@ impl GpuProver {
         stage(3);
 
         let clock = Instant::now();
-        let b_dev = self.upload_query(&asg.b_query())?;
+        let b_dev = match (src, &packed) {
+            (Source::Assignment(asg), _) => self.upload_query(&asg.b_query())?,
+            (_, Some((ds, dw))) => device_eval::b_query(gpu, &self.eval_kernels, ds, dw, &aux)?,
+            _ => unreachable!(),
+        };
+        drop(aux);
         let b_g1 =
             self.msm.msm_g1(gpu, points(SectionKind::BG1), &b_dev, 0).with_context(|| format!("{label}: B G1 MSM"))?;
         t.b_g1_msm = clock.elapsed();
@@ -291,6 +392,14 @@ impl GpuProver {
             })
             .with_context(|| format!("{}: uploading query scalars", self.label()))
     }
+}
+
+/// What a partition is proved from.
+enum Source<'a> {
+    /// An assignment evaluated on the host.
+    Assignment(&'a Assignment),
+    /// A packed witness and its shape's compiled constraints, evaluated on the device.
+    Packed { compiled: &'a Compiled, witness: &'a PackedWitness },
 }
 
 fn gib(b: u64) -> f64 {

@@ -12,11 +12,11 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::budget::{self, Demand, MemoryPlan};
 use super::{Record, Stages};
-use crate::circuit::{circuits_from_c1, Assignment, CircuitsDyn};
+use crate::circuit::{circuits_from_c1, CircuitsDyn};
 use crate::constraints::{evaluate, Compiled, ConstraintCache};
 use crate::groth16::{randomness, PreparedVerifyingKey, Proof};
 use crate::input::{is_non_interactive, C1Input, PorepKind, SectorIdentity};
-use crate::prover::{Backend, ProveTimings, Proved};
+use crate::prover::{Backend, ProveTimings, Proved, Witness};
 use crate::snarkpack::seal::SectorAggregator;
 use crate::srs::{self, ParamsFile};
 
@@ -47,8 +47,8 @@ impl std::str::FromStr for WitnessMode {
 pub struct HostTimings {
     /// The native witness from the vanilla proofs, or the whole gadget synthesis.
     pub witness: Duration,
-    /// A·z, B·z, C·z from the compiled constraints (zero on the gadget path, which records them
-    /// during synthesis).
+    /// A·z, B·z, C·z from the compiled constraints on the host (zero on the gadget path, which
+    /// records them during synthesis, and when the backend evaluates them on the device).
     pub evaluation: Duration,
     /// Whether the native path made it.
     pub native: bool,
@@ -125,22 +125,30 @@ impl Input {
         Ok(Some(c))
     }
 
-    /// Partition `k`'s assignment, natively when the input has compiled constraints.
-    fn assignment(&self, k: usize) -> Result<(Assignment, HostTimings)> {
+    /// Partition `k`'s witness, natively when the input has compiled constraints: packed for a
+    /// backend that evaluates (`device_evaluates`), else evaluated here into an assignment.
+    fn witness(&self, k: usize, device_evaluates: bool) -> Result<(Witness, HostTimings)> {
         let clock = Instant::now();
         if let Some(base) = &self.compiled {
             if let Some(w) = self.circuits.native_witness(k) {
                 let w = w?;
                 let witness = clock.elapsed();
                 if let Some(compiled) = self.compiled_for(base, w.aux.len())? {
+                    let host = HostTimings { witness, evaluation: Duration::ZERO, native: true };
+                    if device_evaluates {
+                        return Ok((Witness::Packed { witness: w, compiled }, host));
+                    }
                     let clock = Instant::now();
                     let asg = evaluate(&compiled, &w)?;
-                    return Ok((asg, HostTimings { witness, evaluation: clock.elapsed(), native: true }));
+                    return Ok((Witness::Assignment(asg), HostTimings { evaluation: clock.elapsed(), ..host }));
                 }
             }
         }
         let asg = self.circuits.synthesize(k)?;
-        Ok((asg, HostTimings { witness: clock.elapsed(), evaluation: Duration::ZERO, native: false }))
+        Ok((
+            Witness::Assignment(asg),
+            HostTimings { witness: clock.elapsed(), evaluation: Duration::ZERO, native: false },
+        ))
     }
 }
 
@@ -284,13 +292,13 @@ struct PorepStages<'a> {
 
 impl Stages for PorepStages<'_> {
     type Job = Job;
-    type Synth = (Assignment, HostTimings);
+    type Synth = (Witness, HostTimings);
     type Proved = (Proved, usize, HostTimings);
 
-    fn synthesize(&self, job: &Job) -> Result<(Assignment, HostTimings)> {
+    fn synthesize(&self, job: &Job) -> Result<(Witness, HostTimings)> {
         let input = &self.plan.inputs[job.input];
         input
-            .assignment(job.partition)
+            .witness(job.partition, self.backend.evaluates())
             .with_context(|| format!("proof {} partition {} ({})", job.proof, job.partition, input.name))
     }
 
@@ -298,15 +306,15 @@ impl Stages for PorepStages<'_> {
         &self,
         device: usize,
         job: &Job,
-        (asg, host): (Assignment, HostTimings),
+        (witness, host): (Witness, HostTimings),
     ) -> Result<(Proved, usize, HostTimings)> {
         let input = &self.plan.inputs[job.input];
-        let constraints = asg.num_constraints();
+        let constraints = witness.num_constraints();
         let seed = self.plan.seed.map(|s| s.wrapping_add(job.proof as u64));
         let (r, s) = randomness(seed, job.partition);
         let proved = self
             .backend
-            .prove(device, &input.srs, asg, r, s)
+            .prove(device, &input.srs, witness, r, s)
             .with_context(|| format!("proof {} partition {} ({})", job.proof, job.partition, input.name))?;
         Ok((proved, constraints, host))
     }

@@ -2,17 +2,22 @@
 //! it. The pipeline depends on this layer; the CPU (`cpu`) and the GPUs
 //! (`gpu`) implement it; this layer knows neither.
 //! - [`Backend`] — proves partitions on one or more devices.
+//! - [`Witness`] — what a partition is proved from: an assignment, or a packed native witness
+//!   with its compiled constraints for a backend that evaluates them itself.
 //! - [`Proved`] — a backend's result: the proof, its stage timings, the spent assignment.
 //! - [`ProveTimings`] — wall time of each stage of one partition proof.
 //! - [`DeviceChoice`] — `--device`: where partitions are proved.
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
 use blstrs::Scalar;
 
 use crate::circuit::Assignment;
+use crate::constraints::{evaluate, Compiled};
 use crate::groth16::Proof;
 use crate::srs::ParamsFile;
+use crate::witness::PackedWitness;
 
 /// Something that proves synthesized partitions on one or more devices. The pipeline holds
 /// device `d`'s lock around every `prove(d, …)`, so a backend never sees two calls for the same
@@ -25,11 +30,42 @@ pub trait Backend: Send + Sync {
     /// Host memory one device's phase uses on top of the partition it proves, for a domain of
     /// `domain` points (its share of the memory budget, per device).
     fn working_bytes(&self, domain: usize) -> u64;
-    /// Proves one synthesized partition with randomness (r, s) on device `device`.
-    fn prove(&self, device: usize, srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<Proved>;
+    /// Whether the backend evaluates compiled constraints itself: the pipeline then hands it
+    /// packed native witnesses ([`Witness::Packed`]) instead of evaluating them on the host.
+    fn evaluates(&self) -> bool {
+        false
+    }
+    /// Proves one partition with randomness (r, s) on device `device`.
+    fn prove(&self, device: usize, srs: &ParamsFile, witness: Witness, r: Scalar, s: Scalar) -> Result<Proved>;
     /// Lines on each device's memory plan and what was measured under it, for the end of a run.
     fn memory_report(&self) -> Vec<String> {
         Vec::new()
+    }
+}
+
+/// What one partition is proved from.
+pub enum Witness {
+    /// An assignment: A·z, B·z, C·z and every variable, evaluated on the host.
+    Assignment(Assignment),
+    /// The native witness, packed (bits stay bits), with its shape's compiled constraints.
+    Packed { witness: PackedWitness, compiled: Arc<Compiled> },
+}
+
+impl Witness {
+    /// Rows of A·z, B·z, C·z (the circuit's and one per input).
+    pub fn num_constraints(&self) -> usize {
+        match self {
+            Witness::Assignment(a) => a.num_constraints(),
+            Witness::Packed { compiled, .. } => compiled.num_constraints(),
+        }
+    }
+
+    /// The assignment, evaluating the compiled constraints on the host's cores when packed.
+    pub fn into_assignment(self) -> Result<Assignment> {
+        match self {
+            Witness::Assignment(a) => Ok(a),
+            Witness::Packed { witness, compiled } => evaluate(&compiled, &witness),
+        }
     }
 }
 
@@ -45,6 +81,8 @@ pub struct Proved {
 /// Wall time of each stage of one partition proof.
 #[derive(Clone, Debug, Default)]
 pub struct ProveTimings {
+    /// A·z, B·z, C·z on the device (witness-only proving); zero when the host evaluated them.
+    pub evaluation: Duration,
     pub h_ntt: Duration,
     pub h_msm: Duration,
     pub l_msm: Duration,

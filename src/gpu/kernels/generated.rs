@@ -1737,6 +1737,308 @@ impl GeneratorMul {
     }
 }
 
+/// The arguments of eval_rows, in the order of the `.entry`'s parameters.
+pub struct EvalRowsArgs<'a> {
+    /// Row sums: element out_first + j*out_stride + row for challenge j < grid.y, row < rows.
+    /// (writes 8 * ((out_first + (out_stride * (grid_y - 1))) + rows) elements)
+    pub out: DeviceSlice<'a, u32>,
+    /// The block's row pointers (rows + 1).
+    /// (reads rows + 1 elements)
+    pub row_ptr: DeviceSlice<'a, u32>,
+    /// Per term: the column (bit 31: a public input).
+    /// (reads elements its device data index; the launcher checks 0)
+    pub cols: DeviceSlice<'a, u32>,
+    /// Per term: the coefficient code.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub codes: DeviceSlice<'a, u32>,
+    /// 2^k for k < 255, Montgomery form.
+    /// (reads 2040 elements)
+    pub pow2: DeviceSlice<'a, u32>,
+    /// The coefficients that are not +-2^k.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub table: DeviceSlice<'a, u32>,
+    /// The public inputs (input 0 is one).
+    /// (reads elements its device data index; the launcher checks 0)
+    pub inputs: DeviceSlice<'a, u32>,
+    /// Aux value bits.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub bits: DeviceSlice<'a, u32>,
+    /// Aux field-element mask.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub fmask: DeviceSlice<'a, u32>,
+    /// Per fmask word: the set bits of the words below it.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub frank: DeviceSlice<'a, u32>,
+    /// The field elements' values, in aux order.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub fields: DeviceSlice<'a, u32>,
+    pub rows: u32,
+    pub out_first: u32,
+    pub out_stride: u32,
+    pub inputs_from: u32,
+    pub inputs_per: u32,
+    pub aux_from: u32,
+    pub aux_per: u32,
+}
+
+/// Launcher of eval_rows.
+/// ```text
+/// eval_rows: A*z, B*z or C*z of one block's rows (the head, or the template for
+/// grid.y challenges) from the compiled constraints and a packed witness.
+/// ```
+pub struct EvalRows {
+    kernel: Kernel,
+}
+
+impl EvalRows {
+    /// The `.entry` parameters, in order (the PTX check compares them with the module).
+    pub const PARAMS: &'static [Param] = &[
+        Param { name: "out", width: Width::U64 },
+        Param { name: "rowPtr", width: Width::U64 },
+        Param { name: "cols", width: Width::U64 },
+        Param { name: "codes", width: Width::U64 },
+        Param { name: "pow2", width: Width::U64 },
+        Param { name: "table", width: Width::U64 },
+        Param { name: "inputs", width: Width::U64 },
+        Param { name: "bits", width: Width::U64 },
+        Param { name: "fmask", width: Width::U64 },
+        Param { name: "frank", width: Width::U64 },
+        Param { name: "fields", width: Width::U64 },
+        Param { name: "rows", width: Width::U32 },
+        Param { name: "outFirst", width: Width::U32 },
+        Param { name: "outStride", width: Width::U32 },
+        Param { name: "inputsFrom", width: Width::U32 },
+        Param { name: "inputsPer", width: Width::U32 },
+        Param { name: "auxFrom", width: Width::U32 },
+        Param { name: "auxPer", width: Width::U32 },
+    ];
+
+    /// The kernel, for attribute queries (registers, occupancy).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// Checks the arguments against EvalRows's contract, then launches on `stream` (`grid`: blocks
+    /// along x and y; `block_dim`: threads per block).
+    ///
+    /// Launch rules:
+    /// - row indices fit 32 bits: `((out_first + (out_stride * (grid_y - 1))) + rows) <= 4294967296`
+    ///
+    /// # Safety
+    /// rowPtr, cols and codes are a compiled block checked on the host when it was uploaded
+    /// (row pointers non-decreasing up to the term count; every column, shifted for the last
+    /// challenge, below the input and aux counts of the witness; every code's index below pow2's
+    /// or the table's length), and bits, fmask, frank, fields and inputs hold a packed witness of
+    /// those counts (frank from fmask).
+    pub unsafe fn launch(&self, stream: &Arc<Stream>, grid: Grid, block_dim: u32, a: &EvalRowsArgs<'_>) -> Result<()> {
+        let name = self.kernel.name();
+        let rows = u128::from(a.rows);
+        let out_first = u128::from(a.out_first);
+        let out_stride = u128::from(a.out_stride);
+        let (grid_x, grid_y) = (u128::from(grid.x), u128::from(grid.y));
+        let block = u128::from(block_dim);
+        let shared = 0;
+        rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
+        rule(name, add(add(out_first, mul(out_stride, sub(grid_y, 1))), rows) <= 4294967296, "row indices fit 32 bits")?;
+        need(name, "out", &a.out, mul(8, add(add(out_first, mul(out_stride, sub(grid_y, 1))), rows)), 16)?;
+        need(name, "rowPtr", &a.row_ptr, add(rows, 1), 4)?;
+        need(name, "cols", &a.cols, 0, 4)?;
+        need(name, "codes", &a.codes, 0, 4)?;
+        need(name, "pow2", &a.pow2, 2040, 16)?;
+        need(name, "table", &a.table, 0, 16)?;
+        need(name, "inputs", &a.inputs, 0, 16)?;
+        need(name, "bits", &a.bits, 0, 4)?;
+        need(name, "fmask", &a.fmask, 0, 4)?;
+        need(name, "frank", &a.frank, 0, 4)?;
+        need(name, "fields", &a.fields, 0, 16)?;
+        let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
+        let args = [
+            a.out.arg(stream),
+            a.row_ptr.arg(stream),
+            a.cols.arg(stream),
+            a.codes.arg(stream),
+            a.pow2.arg(stream),
+            a.table.arg(stream),
+            a.inputs.arg(stream),
+            a.bits.arg(stream),
+            a.fmask.arg(stream),
+            a.frank.arg(stream),
+            a.fields.arg(stream),
+            Arg::U32(a.rows),
+            Arg::U32(a.out_first),
+            Arg::U32(a.out_stride),
+            Arg::U32(a.inputs_from),
+            Arg::U32(a.inputs_per),
+            Arg::U32(a.aux_from),
+            Arg::U32(a.aux_per),
+        ];
+        check_widths(name, &args, Self::PARAMS)?;
+        // SAFETY: the kernel touches out[..8 * ((out_first + (out_stride * (grid_y - 1))) + rows)],
+        // rowPtr[..rows + 1], pow2[..2040], and cols, codes, table, inputs, bits, fmask, frank,
+        // fields where its device data points, no more (its contract); every length, the alignment
+        // and the launch rules were checked above. Each slice borrows a live device buffer that is
+        // freed in stream order after the streams that used it (`arg` records this one), and `args`
+        // holds one u64 per buffer and one u32 per scalar in the order of the .entry's parameters
+        // (check_widths). The indices it reads from device memory are in range: this function's
+        // precondition.
+        unsafe { self.kernel.launch(stream, geometry, &args) }
+    }
+}
+
+/// The arguments of expand_aux, in the order of the `.entry`'s parameters.
+pub struct ExpandAuxArgs<'a> {
+    /// One field element per aux variable i < n.
+    /// (writes 8 * n elements)
+    pub out: DeviceSlice<'a, u32>,
+    /// Aux value bits.
+    /// (reads div_ceil(n, 32) elements)
+    pub bits: DeviceSlice<'a, u32>,
+    /// Aux field-element mask.
+    /// (reads div_ceil(n, 32) elements)
+    pub fmask: DeviceSlice<'a, u32>,
+    /// Per fmask word: the set bits of the words below it.
+    /// (reads div_ceil(n, 32) elements)
+    pub frank: DeviceSlice<'a, u32>,
+    /// The field elements' values, in aux order.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub fields: DeviceSlice<'a, u32>,
+    pub n: u32,
+}
+
+/// Launcher of expand_aux.
+/// ```text
+/// expand_aux: aux variable i < n of a packed witness as a field element (Montgomery words).
+/// ```
+pub struct ExpandAux {
+    kernel: Kernel,
+}
+
+impl ExpandAux {
+    /// The `.entry` parameters, in order (the PTX check compares them with the module).
+    pub const PARAMS: &'static [Param] = &[
+        Param { name: "out", width: Width::U64 },
+        Param { name: "bits", width: Width::U64 },
+        Param { name: "fmask", width: Width::U64 },
+        Param { name: "frank", width: Width::U64 },
+        Param { name: "fields", width: Width::U64 },
+        Param { name: "n", width: Width::U32 },
+    ];
+
+    /// The kernel, for attribute queries (registers, occupancy).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// Checks the arguments against ExpandAux's contract, then launches on `stream` (`grid`: blocks
+    /// along x; `block_dim`: threads per block).
+    ///
+    /// # Safety
+    /// frank was computed from fmask and fields holds one value per set fmask bit below n.
+    pub unsafe fn launch(&self, stream: &Arc<Stream>, grid: u32, block_dim: u32, a: &ExpandAuxArgs<'_>) -> Result<()> {
+        let name = self.kernel.name();
+        let n = u128::from(a.n);
+        let grid_x = u128::from(grid);
+        let grid_y = 1;
+        let block = u128::from(block_dim);
+        let shared = 0;
+        rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
+        need(name, "out", &a.out, mul(8, n), 16)?;
+        need(name, "bits", &a.bits, div_ceil(n, 32), 4)?;
+        need(name, "fmask", &a.fmask, div_ceil(n, 32), 4)?;
+        need(name, "frank", &a.frank, div_ceil(n, 32), 4)?;
+        need(name, "fields", &a.fields, 0, 16)?;
+        let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
+        let args = [
+            a.out.arg(stream),
+            a.bits.arg(stream),
+            a.fmask.arg(stream),
+            a.frank.arg(stream),
+            a.fields.arg(stream),
+            Arg::U32(a.n),
+        ];
+        check_widths(name, &args, Self::PARAMS)?;
+        // SAFETY: the kernel touches out[..8 * n], bits[..div_ceil(n, 32)], fmask[..div_ceil(n,
+        // 32)], frank[..div_ceil(n, 32)], and fields where its device data points, no more (its
+        // contract); every length, the alignment and the launch rules were checked above. Each
+        // slice borrows a live device buffer that is freed in stream order after the streams that
+        // used it (`arg` records this one), and `args` holds one u64 per buffer and one u32 per
+        // scalar in the order of the .entry's parameters (check_widths). The indices it reads from
+        // device memory are in range: this function's precondition.
+        unsafe { self.kernel.launch(stream, geometry, &args) }
+    }
+}
+
+/// The arguments of gather, in the order of the `.entry`'s parameters.
+pub struct GatherArgs<'a> {
+    /// The gathered elements k < n.
+    /// (writes 8 * n elements)
+    pub out: DeviceSlice<'a, u32>,
+    /// The elements idx indexes.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub src: DeviceSlice<'a, u32>,
+    /// Indices into src.
+    /// (reads n elements)
+    pub idx: DeviceSlice<'a, u32>,
+    pub n: u32,
+}
+
+/// Launcher of gather.
+/// ```text
+/// gather: out[k] = src[idx[k]] for k < n (8-word field elements).
+/// ```
+pub struct Gather {
+    kernel: Kernel,
+}
+
+impl Gather {
+    /// The `.entry` parameters, in order (the PTX check compares them with the module).
+    pub const PARAMS: &'static [Param] = &[
+        Param { name: "out", width: Width::U64 },
+        Param { name: "src", width: Width::U64 },
+        Param { name: "idx", width: Width::U64 },
+        Param { name: "n", width: Width::U32 },
+    ];
+
+    /// The kernel, for attribute queries (registers, occupancy).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// Checks the arguments against Gather's contract, then launches on `stream` (`grid`: blocks
+    /// along x; `block_dim`: threads per block).
+    ///
+    /// # Safety
+    /// every idx[k], k < n, is below src's length in elements (checked on the host when the
+    /// index list was built).
+    pub unsafe fn launch(&self, stream: &Arc<Stream>, grid: u32, block_dim: u32, a: &GatherArgs<'_>) -> Result<()> {
+        let name = self.kernel.name();
+        let n = u128::from(a.n);
+        let grid_x = u128::from(grid);
+        let grid_y = 1;
+        let block = u128::from(block_dim);
+        let shared = 0;
+        rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
+        need(name, "out", &a.out, mul(8, n), 16)?;
+        need(name, "src", &a.src, 0, 16)?;
+        need(name, "idx", &a.idx, n, 4)?;
+        let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
+        let args = [
+            a.out.arg(stream),
+            a.src.arg(stream),
+            a.idx.arg(stream),
+            Arg::U32(a.n),
+        ];
+        check_widths(name, &args, Self::PARAMS)?;
+        // SAFETY: the kernel touches out[..8 * n], idx[..n], and src where its device data points,
+        // no more (its contract); every length, the alignment and the launch rules were checked
+        // above. Each slice borrows a live device buffer that is freed in stream order after the
+        // streams that used it (`arg` records this one), and `args` holds one u64 per buffer and
+        // one u32 per scalar in the order of the .entry's parameters (check_widths). The indices it
+        // reads from device memory are in range: this function's precondition.
+        unsafe { self.kernel.launch(stream, geometry, &args) }
+    }
+}
+
 /// The kernels of PTX module `selftest`, loaded (JIT-compiled) together.
 pub struct SelftestKernels {
     fr_add: ElementwiseBinary,
@@ -2683,6 +2985,44 @@ impl GeneratorMulKernels {
     }
 }
 
+/// The kernels of PTX module `evaluate`, loaded (JIT-compiled) together.
+pub struct EvaluateKernels {
+    rows: EvalRows,
+    expand_aux: ExpandAux,
+    gather: Gather,
+    module: Module,
+}
+
+impl EvaluateKernels {
+    /// Loads module `evaluate` and resolves its kernels.
+    pub fn load(gpu: &Gpu) -> Result<EvaluateKernels> {
+        let module = gpu.load("evaluate")?;
+        Ok(EvaluateKernels {
+            rows: EvalRows { kernel: Kernel::get(&module, "eval_rows")?, },
+            expand_aux: ExpandAux { kernel: Kernel::get(&module, "expand_aux")?, },
+            gather: Gather { kernel: Kernel::get(&module, "gather")?, },
+            module,
+        })
+    }
+
+    pub fn rows(&self) -> &EvalRows {
+        &self.rows
+    }
+
+    pub fn expand_aux(&self) -> &ExpandAux {
+        &self.expand_aux
+    }
+
+    pub fn gather(&self) -> &Gather {
+        &self.gather
+    }
+
+    /// The loaded module (JIT log, load time).
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+}
+
 /// Every kernel of every module with its parameters, for the check against the PTX.
 pub const KERNELS: &[KernelInfo] = &[
     KernelInfo { module: "selftest", name: "k_fr_add", params: ElementwiseBinary::PARAMS },
@@ -2773,4 +3113,7 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo { module: "msm_g2", name: "msm_g2_segment_sums", params: MsmSegmentSums::PARAMS },
     KernelInfo { module: "generator_mul", name: "fb_g1", params: GeneratorMul::PARAMS },
     KernelInfo { module: "generator_mul", name: "fb_g2", params: GeneratorMul::PARAMS },
+    KernelInfo { module: "evaluate", name: "eval_rows", params: EvalRows::PARAMS },
+    KernelInfo { module: "evaluate", name: "expand_aux", params: ExpandAux::PARAMS },
+    KernelInfo { module: "evaluate", name: "gather", params: Gather::PARAMS },
 ];

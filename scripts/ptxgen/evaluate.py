@@ -1,0 +1,282 @@
+"""Constraint evaluation on the device (module "evaluate"): a circuit's A*z, B*z, C*z from its
+compiled constraints and a packed witness, and the witness's scalars for the MSMs. Only the
+packed witness crosses PCIe; the compiled shape stays resident.
+
+The packed witness (src/witness/packed.rs): z = (inputs, aux). Aux variable i is a field element
+when bit i of `fmask` is set: its value is fields[rank], rank = frank[i/32] + the set bits of
+fmask word i/32 below bit i; otherwise its value is bit i of `bits`. Bit i of a u32 word array is bit i%32 of
+word i/32 (the host's u64 words, little-endian, read as u32 pairs). `frank[w]`: set bits of fmask
+in words below w. Field elements (inputs, fields, the coefficient tables, the outputs) are 8
+little-endian u32 words in Montgomery form.
+
+The compiled constraints (src/constraints/mod.rs): a block (head or template) is, per matrix, a
+CSR of u32 row pointers, columns and coefficient codes. Column bit 31 set: public input
+col & 0x7fffffff, else aux col. Template rows are repeated for every challenge j with columns
+shifted: an input i >= inputs_from becomes i + j*inputs_per, an aux i >= aux_from becomes
+i + j*aux_per. A code's top two bits: 0 +2^k, 1 -2^k (k = the low 8 bits), 2 table[code & 0x3fffffff].
+
+eval_rows: one thread per row of one block's matrix, grid.y = the challenges it repeats for
+(1 for the head); out[out_first + j*out_stride + row] = sum over the row's terms of
+coefficient * z[column]: a bit of 1 adds the coefficient (no multiplication), a field element
+is multiplied by it (fr_mul), a negative class subtracts.
+expand_aux: out[i] = aux i as a field element (fields[rank], one, or zero), i < n.
+gather: out[k] = src[idx[k]], k < n (a query's scalars from z by the shape's index list)."""
+from ir import Fn
+from ff import R as RMOD, limbs
+from iface import FREE, Kernel, div_ceil
+from kernels import addr
+
+ONE = limbs(pow(2, 256, RMOD), 8)
+
+
+def _prologue(f, ptrs):
+    regs = {}
+    for nm in ptrs:
+        r = f.t("a")
+        f.op("ld.param.u64", r, f"[{nm}]")
+        f.op("cvta.to.global.u64", r, r)
+        regs[nm] = r
+    ctaid, ntid, tid, idx = f.t(), f.t(), f.t(), f.t()
+    f.op("mov.u32", ctaid, "%ctaid.x")
+    f.op("mov.u32", ntid, "%ntid.x")
+    f.op("mov.u32", tid, "%tid.x")
+    f.op("mad.lo.u32", idx, ctaid, ntid, tid)
+    return regs, idx
+
+
+def load(f, a, nwords):
+    """nwords u32 at address a (16-byte aligned), as vector loads the simulator runs."""
+    r = f.ts(nwords)
+    for k in range(0, nwords, 4):
+        f.op("ld.global.v4.u32", "{" + ", ".join(r[k:k + 4]) + "}", f"[{a}+{4 * k}]")
+    return r
+
+
+def store(f, a, regs):
+    for k in range(0, len(regs), 4):
+        f.op("st.global.v4.u32", f"[{a}+{4 * k}]", "{" + ", ".join(regs[k:k + 4]) + "}")
+
+
+def _word(f, base, i):
+    """base[i] (u32)."""
+    r = f.t()
+    f.op("ld.global.u32", r, f"[{addr(f, base, i, 4)}+0]")
+    return r
+
+
+def _aux_lookup(f, regs, i, vaddr, field_label, zero_label):
+    """Branches to field_label with the value's address in `vaddr` when aux i is a field
+    element, to zero_label when it is a zero bit; falls through when it is a one bit."""
+    w, b, m, bit, p = f.t(), f.t(), f.t(), f.t(), f.t("p")
+    f.op("shr.u32", w, i, 5)
+    f.op("and.b32", b, i, 31)
+    one = f.t()
+    f.op("mov.u32", one, 1)
+    f.op("shl.b32", bit, one, b)
+    f.op("ld.global.u32", m, f"[{addr(f, regs['fmask'], w, 4)}+0]")
+    t = f.t()
+    f.op("and.b32", t, m, bit)
+    f.op("setp.ne.u32", p, t, 0)
+    below, cnt, rank = f.t(), f.t(), f.t()
+    f.op("sub.u32", below, bit, 1)
+    f.op("and.b32", below, m, below)
+    f.op("popc.b32", cnt, below)
+    fr = f.t()
+    # frank and fields are read only for field elements
+    field_only = f.label("aux_bit")
+    f.op("bra", field_only, p, True)
+    f.op("ld.global.u32", fr, f"[{addr(f, regs['frank'], w, 4)}+0]")
+    f.op("add.u32", rank, fr, cnt)
+    a = addr(f, regs["fields"], rank, 32)
+    f.op("mov.b64", vaddr, a)
+    f.op("bra", field_label, None, False)
+    f.op("label", field_only)
+    bw = f.t()
+    f.op("ld.global.u32", bw, f"[{addr(f, regs['bits'], w, 4)}+0]")
+    f.op("and.b32", bw, bw, bit)
+    q = f.t("p")
+    f.op("setp.eq.u32", q, bw, 0)
+    f.op("bra", zero_label, q, False)
+
+
+def eval_rows():
+    k = Kernel("eval_rows", sig="EvalRows", field="rows",
+               doc="eval_rows: A*z, B*z or C*z of one block's rows (the head, or the template for\n"
+                   "grid.y challenges) from the compiled constraints and a packed witness.")
+    rows, out_first, out_stride, inputs_from, inputs_per, aux_from, aux_per = k.u32s(
+        "rows", "outFirst", "outStride", "inputsFrom", "inputsPer", "auxFrom", "auxPer")
+    k.buffer("out", "u32", 8 * (out_first + out_stride * (k.grid_y - 1) + rows), "writes",
+             "Row sums: element out_first + j*out_stride + row for challenge j < grid.y, row < rows.", align=16)
+    k.buffer("rowPtr", "u32", rows + 1, "reads", "The block's row pointers (rows + 1).")
+    k.buffer("cols", "u32", 0, "reads", "Per term: the column (bit 31: a public input).", data=True)
+    k.buffer("codes", "u32", 0, "reads", "Per term: the coefficient code.", data=True)
+    k.buffer("pow2", "u32", 8 * 255, "reads", "2^k for k < 255, Montgomery form.", align=16)
+    k.buffer("table", "u32", 0, "reads", "The coefficients that are not +-2^k.", align=16, data=True)
+    k.buffer("inputs", "u32", 0, "reads", "The public inputs (input 0 is one).", align=16, data=True)
+    k.buffer("bits", "u32", 0, "reads", "Aux value bits.", data=True)
+    k.buffer("fmask", "u32", 0, "reads", "Aux field-element mask.", data=True)
+    k.buffer("frank", "u32", 0, "reads", "Per fmask word: the set bits of the words below it.", data=True)
+    k.buffer("fields", "u32", 0, "reads", "The field elements' values, in aux order.", align=16, data=True)
+    k.launch(grid_y=FREE)
+    k.require(out_first + out_stride * (k.grid_y - 1) + rows <= 1 << 32, "row indices fit 32 bits")
+    k.trusts("rowPtr, cols and codes are a compiled block checked on the host when it was uploaded\n"
+             "(row pointers non-decreasing up to the term count; every column, shifted for the last\n"
+             "challenge, below the input and aux counts of the witness; every code's index below pow2's\n"
+             "or the table's length), and bits, fmask, frank, fields and inputs hold a packed witness of\n"
+             "those counts (frank from fmask).")
+    f = k.fn(Fn)
+    ptrs = ["out", "rowPtr", "cols", "codes", "pow2", "table", "inputs", "bits", "fmask", "frank", "fields"]
+    regs, row = _prologue(f, ptrs)
+    end = f.label("end")
+    n, p = f.t(), f.t("p")
+    f.op("ld.param.u32", n, "[rows]")
+    f.op("setp.ge.u32", p, row, n)
+    f.op("bra", end, p, False)
+    j, ish, ash, ifrom, afrom, t = f.t(), f.t(), f.t(), f.t(), f.t(), f.t()
+    f.op("mov.u32", j, "%ctaid.y")
+    f.op("ld.param.u32", t, "[inputsPer]")
+    f.op("mul.lo.u32", ish, j, t)
+    f.op("ld.param.u32", t, "[auxPer]")
+    f.op("mul.lo.u32", ash, j, t)
+    f.op("ld.param.u32", ifrom, "[inputsFrom]")
+    f.op("ld.param.u32", afrom, "[auxFrom]")
+    kk, hi, r1 = f.t(), f.t(), f.t()
+    f.op("ld.global.u32", kk, f"[{addr(f, regs['rowPtr'], row, 4)}+0]")
+    f.op("add.u32", r1, row, 1)
+    f.op("ld.global.u32", hi, f"[{addr(f, regs['rowPtr'], r1, 4)}+0]")
+    acc = f.ts(8)
+    for a in acc:
+        f.op("mov.u32", a, 0)
+    loop, nxt, done = f.label("term"), f.label("next"), f.label("done")
+    field, one, accum = f.label("field"), f.label("one"), f.label("accum")
+    f.op("label", loop)
+    q = f.t("p")
+    f.op("setp.ge.u32", q, kk, hi)
+    f.op("bra", done, q, False)
+    col, code, cls, pay = f.t(), f.t(), f.t(), f.t()
+    f.op("ld.global.u32", col, f"[{addr(f, regs['cols'], kk, 4)}+0]")
+    f.op("ld.global.u32", code, f"[{addr(f, regs['codes'], kk, 4)}+0]")
+    f.op("shr.u32", cls, code, 30)
+    f.op("and.b32", pay, code, 0x3FFFFFFF)
+    # the coefficient's address: table[pay] for class 2, else pow2[pay & 0xff]
+    p2, k8, ci, caddr = f.t("p"), f.t(), f.t(), f.t("a")
+    f.op("setp.eq.u32", p2, cls, 2)
+    f.op("and.b32", k8, pay, 0xFF)
+    f.op("selp.b32", ci, pay, k8, p2)
+    ta = addr(f, regs["table"], ci, 32)
+    pa = addr(f, regs["pow2"], ci, 32)
+    f.op("selp.b64", caddr, ta, pa, p2)
+    # the column's value
+    vaddr, inp, i = f.t("a"), f.t("p"), f.t()
+    f.op("and.b32", t, col, 0x80000000)
+    f.op("setp.ne.u32", inp, t, 0)
+    aux = f.label("aux")
+    f.op("bra", aux, inp, True)
+    f.op("and.b32", i, col, 0x7FFFFFFF)
+    ps = f.t("p")
+    f.op("setp.ge.u32", ps, i, ifrom)
+    f.op("@" + ps, "add.u32", i, i, ish)
+    f.op("mov.b64", vaddr, addr(f, regs["inputs"], i, 32))
+    f.op("bra", field, None, False)
+    f.op("label", aux)
+    f.op("setp.ge.u32", ps, col, afrom)
+    f.op("mov.u32", i, col)
+    f.op("@" + ps, "add.u32", i, i, ash)
+    _aux_lookup(f, regs, i, vaddr, field, nxt)
+    f.op("bra", one, None, False)
+    # field element: term = value * coefficient
+    f.op("label", field)
+    v = load(f, vaddr, 8)
+    c = load(f, caddr, 8)
+    term = f.ts(8)
+    f.op("call", "fr_mul", term, v + c)
+    f.op("bra", accum, None, False)
+    # one bit: term = coefficient
+    f.op("label", one)
+    c1 = load(f, caddr, 8)
+    for dst, src in zip(term, c1):
+        f.op("mov.b32", dst, src)
+    f.op("label", accum)
+    neg = f.t("p")
+    f.op("setp.eq.u32", neg, cls, 1)
+    sub_l, add_done = f.label("sub"), f.label("added")
+    f.op("bra", sub_l, neg, False)
+    f.op("call", "fr_add", acc, acc + term)
+    f.op("bra", add_done, None, False)
+    f.op("label", sub_l)
+    f.op("call", "fr_sub", acc, acc + term)
+    f.op("label", add_done)
+    f.op("label", nxt)
+    f.op("add.u32", kk, kk, 1)
+    f.op("bra", loop, None, False)
+    f.op("label", done)
+    o, stride, first = f.t(), f.t(), f.t()
+    f.op("ld.param.u32", stride, "[outStride]")
+    f.op("ld.param.u32", first, "[outFirst]")
+    f.op("mad.lo.u32", o, j, stride, first)
+    f.op("add.u32", o, o, row)
+    store(f, addr(f, regs["out"], o, 32), acc)
+    f.op("label", end)
+    return f
+
+
+def expand_aux():
+    k = Kernel("expand_aux", sig="ExpandAux", field="expand_aux",
+               doc="expand_aux: aux variable i < n of a packed witness as a field element (Montgomery words).")
+    n = k.u32s("n")
+    k.buffer("out", "u32", 8 * n, "writes", "One field element per aux variable i < n.", align=16)
+    k.buffer("bits", "u32", div_ceil(n, 32), "reads", "Aux value bits.")
+    k.buffer("fmask", "u32", div_ceil(n, 32), "reads", "Aux field-element mask.")
+    k.buffer("frank", "u32", div_ceil(n, 32), "reads", "Per fmask word: the set bits of the words below it.")
+    k.buffer("fields", "u32", 0, "reads", "The field elements' values, in aux order.", align=16, data=True)
+    k.trusts("frank was computed from fmask and fields holds one value per set fmask bit below n.")
+    f = k.fn(Fn)
+    regs, i = _prologue(f, ["out", "bits", "fmask", "frank", "fields"])
+    end = f.label("end")
+    nn, p = f.t(), f.t("p")
+    f.op("ld.param.u32", nn, "[n]")
+    f.op("setp.ge.u32", p, i, nn)
+    f.op("bra", end, p, False)
+    field, zero, write = f.label("field"), f.label("zero"), f.label("write")
+    val, fa = f.ts(8), f.t("a")
+    _aux_lookup(f, regs, i, fa, field, zero)
+    for d, w in zip(val, ONE):
+        f.op("mov.u32", d, w)
+    f.op("bra", write, None, False)
+    f.op("label", zero)
+    for d in val:
+        f.op("mov.u32", d, 0)
+    f.op("bra", write, None, False)
+    f.op("label", field)
+    for d, w in zip(val, load(f, fa, 8)):
+        f.op("mov.b32", d, w)
+    f.op("label", write)
+    store(f, addr(f, regs["out"], i, 32), val)
+    f.op("label", end)
+    return f
+
+
+def gather():
+    k = Kernel("gather", sig="Gather", field="gather",
+               doc="gather: out[k] = src[idx[k]] for k < n (8-word field elements).")
+    n = k.u32s("n")
+    k.buffer("out", "u32", 8 * n, "writes", "The gathered elements k < n.", align=16)
+    k.buffer("src", "u32", 0, "reads", "The elements idx indexes.", align=16, data=True)
+    k.buffer("idx", "u32", n, "reads", "Indices into src.")
+    k.trusts("every idx[k], k < n, is below src's length in elements (checked on the host when the\n"
+             "index list was built).")
+    f = k.fn(Fn)
+    regs, i = _prologue(f, ["out", "src", "idx"])
+    end = f.label("end")
+    nn, p = f.t(), f.t("p")
+    f.op("ld.param.u32", nn, "[n]")
+    f.op("setp.ge.u32", p, i, nn)
+    f.op("bra", end, p, False)
+    s = _word(f, regs["idx"], i)
+    store(f, addr(f, regs["out"], i, 32), load(f, addr(f, regs["src"], s, 32), 8))
+    f.op("label", end)
+    return f
+
+
+def kernels():
+    return [eval_rows(), expand_aux(), gather()]

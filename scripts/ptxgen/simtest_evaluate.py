@@ -1,0 +1,148 @@
+"""eval_rows, expand_aux and gather (evaluate.py) run in the block interpreter (msm_sim.KSim)
+with the real Fr code, against Python big integers: a random compiled block (head and a
+template repeated for three challenges, shifted columns, every coefficient class: ±2^k with
+k up to 254, table entries, inputs and aux columns, rows with no term) evaluated at a random
+packed witness (bits, field elements spread over several mask words, a field element in the
+last word). Every global access must lie in the launch contract's ranges.
+
+  python3 scripts/ptxgen/simtest_evaluate.py [seed]
+"""
+import random
+import sys
+import time
+
+import evaluate as ev
+from ff import FR, R as RMOD, limbs
+from msm_sim import KSim
+
+RM = pow(2, 256, RMOD)
+
+
+def mont(x):
+    return limbs(x * RM % RMOD, 8)
+
+
+def from_words(w):
+    v = sum(x << (32 * i) for i, x in enumerate(w))
+    return v * pow(RM, -1, RMOD) % RMOD
+
+
+def coefficient(code, table):
+    cls, pay = code >> 30, code & 0x3FFFFFFF
+    if cls == 2:
+        return table[pay]
+    v = pow(2, pay & 0xFF, RMOD)
+    return v if cls == 0 else (-v) % RMOD
+
+
+def witness(rng, n_inputs, n_aux):
+    inputs = [1] + [rng.randrange(RMOD) for _ in range(n_inputs - 1)]
+    kinds = []
+    for i in range(n_aux):
+        r = rng.random()
+        kinds.append("f" if r < 0.15 or i == n_aux - 1 else ("1" if r < 0.6 else "0"))
+    values = [rng.randrange(RMOD) if k == "f" else int(k) for k in kinds]
+    nw = (n_aux + 31) // 32
+    bits, fmask, frank, fields = [0] * nw, [0] * nw, [0] * nw, []
+    for i, k in enumerate(kinds):
+        if k == "f":
+            fmask[i // 32] |= 1 << (i % 32)
+            fields.append(values[i])
+        elif k == "1":
+            bits[i // 32] |= 1 << (i % 32)
+    for w in range(1, nw):
+        frank[w] = frank[w - 1] + bin(fmask[w - 1]).count("1")
+    return inputs, values, bits, fmask, frank, fields
+
+
+def block(rng, rows, n_inputs, n_aux, table_len):
+    row_ptr, cols, codes = [0], [], []
+    for r in range(rows):
+        for _ in range(rng.choice([0, 1, 2, 3, 7])):
+            if rng.random() < 0.2:
+                cols.append(0x80000000 | rng.randrange(n_inputs))
+            else:
+                cols.append(rng.randrange(n_aux))
+            c = rng.random()
+            if c < 0.4:
+                codes.append(0)  # +1
+            elif c < 0.6:
+                codes.append(0x40000000)  # -1
+            elif c < 0.75:
+                codes.append(rng.randrange(255))  # +2^k
+            elif c < 0.85:
+                codes.append(0x40000000 | rng.randrange(255))  # -2^k
+            else:
+                codes.append(0x80000000 | rng.randrange(table_len))
+        row_ptr.append(len(cols))
+    return row_ptr, cols, codes
+
+
+def expected(row_ptr, cols, codes, table, inputs, aux, j, shift):
+    ifrom, iper, afrom, aper = shift
+    out = []
+    for r in range(len(row_ptr) - 1):
+        acc = 0
+        for t in range(row_ptr[r], row_ptr[r + 1]):
+            c = cols[t]
+            if c & 0x80000000:
+                i = c & 0x7FFFFFFF
+                v = inputs[i + j * iper if i >= ifrom else i]
+            else:
+                v = aux[c + j * aper if c >= afrom else c]
+            acc += v * coefficient(codes[t], table)
+        out.append(acc % RMOD)
+    return out
+
+
+def main():
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else random.randrange(1 << 30)
+    rng = random.Random(seed)
+    t0 = time.time()
+    fns = FR.funcs() + ev.kernels()
+    S = KSim(fns)
+    # shape: prefix inputs/aux, then 3 challenges of per-challenge inputs/aux
+    p_in, per_in, p_aux, per_aux, ch = 3, 2, 40, 37, 3
+    n_in, n_aux = p_in + ch * per_in, p_aux + ch * per_aux
+    table = [rng.randrange(RMOD) for _ in range(5)]
+    inputs, aux, bits, fmask, frank, fields = witness(rng, n_in, n_aux)
+    head = block(rng, 9, p_in, p_aux, len(table))
+    # template columns: the prefix's and the first challenge's variables
+    tmpl = block(rng, 11, p_in + per_in, p_aux + per_aux, len(table))
+    pow2 = S.alloc(8 * 255, sum((mont(pow(2, k, RMOD)) for k in range(255)), []))
+    tab = S.alloc(8 * len(table), sum((mont(x) for x in table), []))
+    inp = S.alloc(8 * n_in, sum((mont(x) for x in inputs), []))
+    bw, fm, fr = (S.alloc(len(bits), bits), S.alloc(len(fmask), fmask), S.alloc(len(frank), frank))
+    fl = S.alloc(8 * max(len(fields), 1), sum((mont(x) for x in fields), []))
+    rows_total = 9 + ch * 11
+    out = S.alloc(8 * rows_total)
+    common = dict(pow2=pow2, table=tab, inputs=inp, bits=bw, fmask=fm, frank=fr, fields=fl, out=out)
+    for (rp, cl, cd), first, stride, grid_y, shift in (
+        (head, 0, 0, 1, (0, 0, 0, 0)),
+        (tmpl, 9, 11, ch, (p_in, per_in, p_aux, per_aux)),
+    ):
+        rows = len(rp) - 1
+        S.launch("eval_rows", (1, grid_y), 32, rowPtr=S.alloc(len(rp), rp), cols=S.alloc(len(cl), cl),
+                 codes=S.alloc(len(cd), cd), rows=rows, outFirst=first, outStride=stride,
+                 inputsFrom=shift[0], inputsPer=shift[1], auxFrom=shift[2], auxPer=shift[3], **common)
+        for j in range(grid_y):
+            want = expected(rp, cl, cd, table, inputs, aux, j, shift)
+            for r in range(rows):
+                assert out + 32 * (first + j * stride + r) in S.mem, f"eval_rows block {first} challenge {j} row {r} not written"
+                got = from_words(S.words(out + 32 * (first + j * stride + r), 8))
+                assert got == want[r], f"eval_rows block {first} challenge {j} row {r}: {got:#x} != {want[r]:#x}"
+    # expand_aux over every aux variable, then a gather of a scattered index list
+    z = S.alloc(8 * n_aux)
+    S.launch("expand_aux", (n_aux + 63) // 64, 64, out=z, bits=bw, fmask=fm, frank=fr, fields=fl, n=n_aux)
+    for i in range(n_aux):
+        assert from_words(S.words(z + 32 * i, 8)) == aux[i], f"expand_aux {i}"
+    idx = [rng.randrange(n_aux) for _ in range(50)]
+    g = S.alloc(8 * len(idx))
+    S.launch("gather", 1, 64, out=g, src=z, idx=S.alloc(len(idx), idx), n=len(idx))
+    for k, i in enumerate(idx):
+        assert from_words(S.words(g + 32 * k, 8)) == aux[i], f"gather {k}"
+    print(f"evaluate ok: seed {seed}, {rows_total} rows, {n_aux} aux ({time.time() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,361 @@
+//! Witness-only proving on the device: a shape's compiled constraints stay resident
+//! ([`DeviceShape`]), each partition uploads only its packed witness (bits, a field mask and the
+//! few field elements: tens of MB at 32GiB instead of ~25 GB of scalars), and module "evaluate"
+//! computes A·z, B·z, C·z, the aux scalars of the L query and the A and B queries' scalars there.
+//!
+//! Every index the kernels follow comes from data checked here before it is uploaded: the
+//! compiled blocks (row pointers, columns shifted for the last challenge, coefficient codes) and
+//! the queries' index lists; a packed witness is checked against the shape's counts.
+use blstrs::Scalar;
+
+use super::kernels::{EvalRowsArgs, EvaluateKernels, ExpandAuxArgs, GatherArgs, Grid};
+use super::layout::scalar_words;
+use super::{DeviceBuffer, Gpu, GpuError, Result};
+use crate::constraints::coeff::pow2_values;
+use crate::constraints::{Block, Compiled, Csr};
+use crate::witness::PackedWitness;
+
+/// Threads per block of the evaluation kernels.
+const BLOCK: u32 = 256;
+
+/// One matrix of a block on the device.
+struct DeviceCsr {
+    rows: usize,
+    row_ptr: DeviceBuffer<u32>,
+    cols: DeviceBuffer<u32>,
+    codes: DeviceBuffer<u32>,
+}
+
+/// A compiled shape on the device, with the queries' index lists over the aux variables.
+pub struct DeviceShape {
+    /// Which shape: its parameter stem and challenge count.
+    pub key: (String, usize),
+    head: [DeviceCsr; 3],
+    template: Option<[DeviceCsr; 3]>,
+    table: DeviceBuffer<u32>,
+    pow2: DeviceBuffer<u32>,
+    /// Aux variables of the A query (the inputs come first, from the host).
+    a_aux: DeviceBuffer<u32>,
+    /// Aux variables of the B queries.
+    b_aux: DeviceBuffer<u32>,
+    /// Inputs of the B queries.
+    b_inputs: Vec<usize>,
+    counts: Counts,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Counts {
+    inputs: usize,
+    aux: usize,
+    rows: usize,
+    a_aux: usize,
+    b_aux: usize,
+}
+
+/// A partition evaluated on the device.
+pub struct Evaluated {
+    /// A·z, B·z, C·z over the domain (`domain` elements each, zero past the constraints).
+    pub a: DeviceBuffer<u32>,
+    pub b: DeviceBuffer<u32>,
+    pub c: DeviceBuffer<u32>,
+}
+
+/// The coefficient classes of a code (the layout of src/constraints).
+const CLASS_SHIFT: u32 = 30;
+const PAYLOAD: u32 = (1 << CLASS_SHIFT) - 1;
+const INPUT: u32 = 1 << 31;
+
+/// Checks one matrix's terms: row pointers non-decreasing up to the term count, columns (after
+/// the last challenge's shift) below the counts, codes that name a power of two or a table entry.
+fn check_csr(m: &Csr, shift: [usize; 4], counts: Counts, table: usize, what: &str) -> std::result::Result<(), String> {
+    let [ifrom, iper, afrom, aper] = shift;
+    if m.row_ptr.first() != Some(&0) || m.row_ptr.last().map(|&e| e as usize) != Some(m.cols.len()) {
+        return Err(format!("{what}: row pointers do not span the terms"));
+    }
+    if m.row_ptr.windows(2).any(|w| w[0] > w[1]) || m.codes.len() != m.cols.len() {
+        return Err(format!("{what}: row pointers decrease or codes and columns differ in number"));
+    }
+    for (&col, &code) in m.cols.iter().zip(&m.codes) {
+        let ok_col = if col & INPUT != 0 {
+            let i = (col & !INPUT) as usize;
+            (if i >= ifrom { i + iper } else { i }) < counts.inputs
+        } else {
+            let i = col as usize;
+            (if i >= afrom { i + aper } else { i }) < counts.aux
+        };
+        let (class, pay) = (code >> CLASS_SHIFT, (code & PAYLOAD) as usize);
+        let ok_code = match class {
+            0 | 1 => pay < pow2_values().len(),
+            2 => pay < table,
+            _ => false,
+        };
+        if !ok_col || !ok_code {
+            return Err(format!("{what}: term column {col:#x} code {code:#x} out of range"));
+        }
+    }
+    Ok(())
+}
+
+fn upload_csr(gpu: &Gpu, m: &Csr, rows: usize) -> Result<DeviceCsr> {
+    // Empty buffers still get one element so every argument is a valid address.
+    let up = |v: &[u32]| if v.is_empty() { gpu.upload(&[0u32]) } else { gpu.upload(v) };
+    Ok(DeviceCsr { rows, row_ptr: up(&m.row_ptr)?, cols: up(&m.cols)?, codes: up(&m.codes)? })
+}
+
+fn aux_index(d: &crate::circuit::Density) -> Vec<u32> {
+    d.iter_set().map(|i| i as u32).collect()
+}
+
+impl DeviceShape {
+    /// Checks a compiled shape and uploads it with its query index lists.
+    pub fn upload(gpu: &Gpu, c: &Compiled) -> Result<DeviceShape> {
+        let counts = Counts {
+            inputs: c.num_inputs(),
+            aux: c.num_aux(),
+            rows: c.circuit_constraints(),
+            a_aux: c.densities().a_aux.count(),
+            b_aux: c.densities().b_aux.count(),
+        };
+        if counts.aux >= u32::MAX as usize || counts.inputs >= (INPUT as usize) {
+            return Err(GpuError::Invalid(format!("compiled shape {}: too many variables for 32-bit columns", c.stem)));
+        }
+        let last = c.challenges.saturating_sub(1);
+        let t_shift = [c.prefix.inputs, last * c.per.inputs, c.prefix.aux, last * c.per.aux];
+        let check = |b: &Block, shift: [usize; 4], name: &str| {
+            b.m.iter()
+                .zip(["A", "B", "C"])
+                .try_for_each(|(m, n)| check_csr(m, shift, counts, c.table.len(), &format!("{name} {n}")))
+        };
+        check(&c.head, [0; 4], "head").map_err(|e| GpuError::Invalid(format!("compiled shape {}: {e}", c.stem)))?;
+        let has_template = c.challenges > 0 && c.template.rows > 0;
+        if has_template {
+            check(&c.template, t_shift, "template")
+                .map_err(|e| GpuError::Invalid(format!("compiled shape {}: {e}", c.stem)))?;
+        }
+        let head = [0, 1, 2].map(|m| upload_csr(gpu, &c.head.m[m], c.head.rows));
+        let [ha, hb, hc] = head;
+        let template = if has_template {
+            let [ta, tb, tc] = [0, 1, 2].map(|m| upload_csr(gpu, &c.template.m[m], c.template.rows));
+            Some([ta?, tb?, tc?])
+        } else {
+            None
+        };
+        let table = if c.table.is_empty() { gpu.upload(&[0u32; 8])? } else { gpu.upload(scalar_words(&c.table))? };
+        let d = c.densities();
+        let nonempty = |v: Vec<u32>| if v.is_empty() { vec![0] } else { v };
+        Ok(DeviceShape {
+            key: (c.stem.clone(), c.challenges),
+            head: [ha?, hb?, hc?],
+            template,
+            table,
+            pow2: gpu.upload(scalar_words(pow2_values()))?,
+            a_aux: gpu.upload(&nonempty(aux_index(&d.a_aux)))?,
+            b_aux: gpu.upload(&nonempty(aux_index(&d.b_aux)))?,
+            b_inputs: d.b_input.iter_set().collect(),
+            counts,
+        })
+    }
+
+    /// Device bytes the shape holds.
+    pub fn bytes(&self) -> u64 {
+        let csr = |m: &DeviceCsr| (m.row_ptr.bytes() + m.cols.bytes() + m.codes.bytes()) as u64;
+        let t: u64 = self.template.iter().flatten().map(csr).sum();
+        self.head.iter().map(csr).sum::<u64>()
+            + t
+            + (self.table.bytes() + self.pow2.bytes()) as u64
+            + (self.a_aux.bytes() + self.b_aux.bytes()) as u64
+    }
+}
+
+/// A packed witness on the device.
+pub struct DeviceWitness {
+    inputs: Vec<Scalar>,
+    bits: DeviceBuffer<u32>,
+    fmask: DeviceBuffer<u32>,
+    frank: DeviceBuffer<u32>,
+    fields: DeviceBuffer<u32>,
+    inputs_dev: DeviceBuffer<u32>,
+}
+
+/// u64 bit words as the kernels' u32 words (low half first).
+fn u32_words(words: &[u64]) -> Vec<u32> {
+    let mut v: Vec<u32> = words.iter().flat_map(|w| [*w as u32, (*w >> 32) as u32]).collect();
+    if v.is_empty() {
+        v.push(0);
+    }
+    v
+}
+
+impl DeviceWitness {
+    /// Checks a packed witness against the shape's counts and uploads it.
+    pub fn upload(gpu: &Gpu, shape: &DeviceShape, w: &PackedWitness) -> Result<DeviceWitness> {
+        let n = shape.counts;
+        let mask = u32_words(w.aux.field_mask_words());
+        let set: usize = mask.iter().map(|m| m.count_ones() as usize).sum();
+        if w.inputs.len() != n.inputs || w.aux.len() != n.aux || set != w.aux.fields().len() {
+            return Err(GpuError::Invalid(format!(
+                "a packed witness of {} inputs and {} aux ({} field elements, {set} marked) for a shape of {} and {}",
+                w.inputs.len(),
+                w.aux.len(),
+                w.aux.fields().len(),
+                n.inputs,
+                n.aux
+            )));
+        }
+        let mut frank = Vec::with_capacity(mask.len());
+        let mut below = 0u32;
+        for m in &mask {
+            frank.push(below);
+            below += m.count_ones();
+        }
+        let fields =
+            if w.aux.fields().is_empty() { gpu.upload(&[0u32; 8])? } else { gpu.upload(scalar_words(w.aux.fields()))? };
+        Ok(DeviceWitness {
+            inputs: w.inputs.clone(),
+            bits: gpu.upload(&u32_words(w.aux.bit_words()))?,
+            fmask: gpu.upload(&mask)?,
+            frank: gpu.upload(&frank)?,
+            fields,
+            inputs_dev: gpu.upload(scalar_words(&w.inputs))?,
+        })
+    }
+}
+
+fn grid_for(rows: usize) -> u32 {
+    rows.div_ceil(BLOCK as usize) as u32
+}
+
+/// A·z, B·z, C·z of the whole circuit into buffers of `domain` elements: the head's rows, the
+/// template's for every challenge, then `input_i · 0 = 0`'s (A·z = input i, B·z = C·z = 0).
+pub fn evaluate(
+    gpu: &Gpu,
+    k: &EvaluateKernels,
+    shape: &DeviceShape,
+    c: &Compiled,
+    w: &DeviceWitness,
+    domain: usize,
+) -> Result<Evaluated> {
+    let n = shape.counts;
+    if n.rows + n.inputs > domain {
+        return Err(GpuError::Invalid(format!("{} rows do not fit a domain of {domain}", n.rows + n.inputs)));
+    }
+    let mut out = [gpu.alloc::<u32>(domain * 8)?, gpu.alloc::<u32>(domain * 8)?, gpu.alloc::<u32>(domain * 8)?];
+    for (m, o) in out.iter_mut().enumerate() {
+        o.fill_bytes_at(n.rows * 8, (domain - n.rows) * 8, 0)?;
+        if m == 0 {
+            gpu.upload_slice_into(o, n.rows * 8, scalar_words(&w.inputs))?;
+        }
+    }
+    let per = &c.per;
+    let launches =
+        [(&shape.head, 0usize, 0usize, 1usize, [0usize; 4])].into_iter().chain(shape.template.as_ref().map(|t| {
+            (
+                t,
+                c.prefix.constraints,
+                per.constraints,
+                c.challenges,
+                [c.prefix.inputs, per.inputs, c.prefix.aux, per.aux],
+            )
+        }));
+    for (block, first, stride, challenges, shift) in launches {
+        for (m, o) in out.iter().enumerate() {
+            let csr = &block[m];
+            if csr.rows == 0 {
+                continue;
+            }
+            let args = EvalRowsArgs {
+                out: o.view(),
+                row_ptr: csr.row_ptr.view(),
+                cols: csr.cols.view(),
+                codes: csr.codes.view(),
+                pow2: shape.pow2.view(),
+                table: shape.table.view(),
+                inputs: w.inputs_dev.view(),
+                bits: w.bits.view(),
+                fmask: w.fmask.view(),
+                frank: w.frank.view(),
+                fields: w.fields.view(),
+                rows: csr.rows as u32,
+                out_first: first as u32,
+                out_stride: stride as u32,
+                inputs_from: shift[0] as u32,
+                inputs_per: shift[1] as u32,
+                aux_from: shift[2] as u32,
+                aux_per: shift[3] as u32,
+            };
+            let grid = Grid { x: grid_for(csr.rows), y: challenges as u32 };
+            // SAFETY: the block was checked against the shape's counts when it was uploaded
+            // (DeviceShape::upload: row pointers, shifted columns, codes), and the witness
+            // against the same counts (DeviceWitness::upload), with frank computed from fmask.
+            unsafe { k.rows().launch(&gpu.stream, grid, BLOCK, &args)? };
+        }
+    }
+    let [a, b, c] = out;
+    Ok(Evaluated { a, b, c })
+}
+
+/// The aux variables as field elements (the L query's scalars).
+pub fn aux_scalars(
+    gpu: &Gpu,
+    k: &EvaluateKernels,
+    shape: &DeviceShape,
+    w: &DeviceWitness,
+) -> Result<DeviceBuffer<u32>> {
+    let n = shape.counts.aux;
+    let out = gpu.alloc::<u32>(n.max(1) * 8)?;
+    let args = ExpandAuxArgs {
+        out: out.view(),
+        bits: w.bits.view(),
+        fmask: w.fmask.view(),
+        frank: w.frank.view(),
+        fields: w.fields.view(),
+        n: n as u32,
+    };
+    // SAFETY: frank was computed from fmask and fields holds one value per set mask bit
+    // (DeviceWitness::upload checked the count).
+    unsafe { k.expand_aux().launch(&gpu.stream, grid_for(n).max(1), BLOCK, &args)? };
+    Ok(out)
+}
+
+/// A query's scalars: `inputs` from the host, then the aux scalars the index list selects.
+fn query(
+    gpu: &Gpu,
+    k: &EvaluateKernels,
+    inputs: &[Scalar],
+    aux: &DeviceBuffer<u32>,
+    idx: &DeviceBuffer<u32>,
+    n: usize,
+) -> Result<DeviceBuffer<u32>> {
+    let mut out = gpu.alloc::<u32>((inputs.len() + n).max(1) * 8)?;
+    gpu.upload_slice_into(&mut out, 0, scalar_words(inputs))?;
+    if n > 0 {
+        let args = GatherArgs { out: out.slice(inputs.len() * 8..)?, src: aux.view(), idx: idx.view(), n: n as u32 };
+        // SAFETY: the index list holds the set positions of a density over the shape's aux
+        // variables (DeviceShape::upload), each below the aux count that `aux` holds.
+        unsafe { k.gather().launch(&gpu.stream, grid_for(n), BLOCK, &args)? };
+    }
+    Ok(out)
+}
+
+/// The A query's scalars: every input, then the aux variables that occur in A.
+pub fn a_query(
+    gpu: &Gpu,
+    k: &EvaluateKernels,
+    s: &DeviceShape,
+    w: &DeviceWitness,
+    aux: &DeviceBuffer<u32>,
+) -> Result<DeviceBuffer<u32>> {
+    query(gpu, k, &w.inputs, aux, &s.a_aux, s.counts.a_aux)
+}
+
+/// The B queries' scalars: the inputs, then the aux variables, that occur in B.
+pub fn b_query(
+    gpu: &Gpu,
+    k: &EvaluateKernels,
+    s: &DeviceShape,
+    w: &DeviceWitness,
+    aux: &DeviceBuffer<u32>,
+) -> Result<DeviceBuffer<u32>> {
+    let inputs: Vec<Scalar> = s.b_inputs.iter().map(|&i| w.inputs[i]).collect();
+    query(gpu, k, &inputs, aux, &s.b_aux, s.counts.b_aux)
+}
