@@ -2,7 +2,7 @@
 //! target starts from inputs a generator builds (valid ones, so that mutations reach deep into
 //! the format), mutates them with byte-level and JSON-structure-aware mutators, and runs the
 //! target on each; a panic or a broken property (e.g. an error that does not name the file) is
-//! a failure that saves the input under `target/fuzz-crashes/` and names the seed.
+//! a failure that saves the input under `target/tmp/fuzz-crashes/` and names the seed.
 //!
 //! Budget: each target runs its default number of executions (what CI runs), stopping early
 //! at `FILSNARK_FUZZ_SECS` seconds (default 20). `FILSNARK_FUZZ_EXECS=N` sets the executions
