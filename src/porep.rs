@@ -11,7 +11,7 @@ use crate::cpu::backend::CpuBackend;
 use crate::groth16::{PreparedVerifyingKey, Proof};
 use crate::input::{is_non_interactive, C1Input, SectorIdentity};
 use crate::pipeline::budget::MemoryPlan;
-use crate::pipeline::porep::{self as pp, HostTimings, Input, NoEvents, ParamsCache, WitnessMode};
+use crate::pipeline::porep::{self as pp, Events, HostTimings, Input, NoEvents, ParamsCache, WitnessMode};
 use crate::prover::{Backend, ProveTimings};
 use crate::snarkpack::{self, seal, SrsFile};
 use crate::srs::{self, ParamsFile, VerifyingKey};
@@ -69,9 +69,21 @@ pub fn prove(c1: &C1Input, opts: &ProveOptions) -> Result<ProveReport> {
 
 /// [`prove`] on a given backend.
 pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> Result<ProveReport> {
+    prove_with_events(c1, opts, backend, &NoEvents)
+}
+
+/// [`prove_with`], telling `events` the stages and each partition done (progress).
+pub fn prove_with_events(
+    c1: &C1Input,
+    opts: &ProveOptions,
+    backend: &dyn Backend,
+    events: &dyn Events,
+) -> Result<ProveReport> {
     let start = Instant::now();
     let mut cache = ParamsCache::default();
+    events.stage(&format!("checking {} and loading the parameters", c1.path.display()));
     let input = Input::load(c1, &opts.sector, opts.params_dir.as_deref(), &mut cache, opts.witness)?;
+    events.partitions(input.circuits.num_partitions());
     let params = input.srs.path.clone();
     let inputs = [input];
     let plan = pp::Plan {
@@ -81,7 +93,7 @@ pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> R
         concurrency: opts.concurrency.unwrap_or_else(default_concurrency),
         mem_budget: opts.mem_budget,
     };
-    let run = pp::prove(&plan, backend, &NoEvents)?;
+    let run = pp::prove(&plan, backend, events)?;
     let partitions = run
         .partitions
         .iter()

@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::aggregate;
 use filsnark::input::AggInput;
-use filsnark::output::{remove_temp_files_on_interrupt, write_atomic};
+use filsnark::output::{check_outputs, remove_temp_files_on_interrupt, write_atomic, Output};
 
 use super::Invalid;
 
@@ -47,6 +47,7 @@ pub struct VerifyAggregateArgs {
 
 pub fn run(cmd: AggregateCmd) -> Result<()> {
     let AggregateCmd::Porep(args) = cmd;
+    check_outputs(&[Output::file("-o", &args.out)], &[("--in", &args.input)])?;
     let agg = AggInput::load(&args.input)?;
     remove_temp_files_on_interrupt();
     let r = aggregate::aggregate(&agg, args.params_dir.as_deref())?;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::bench::{self, BenchOptions};
-use filsnark::output::write_atomic;
+use filsnark::output::{check_outputs, write_atomic, Output};
 use filsnark::pipeline::budget::parse_size;
 use filsnark::porep::default_concurrency;
 
@@ -132,7 +132,8 @@ pub struct BenchArgs {
     /// Syntheses at once (host-lock permits, also capped by the memory budget) [default: half the cores]
     #[arg(short = 'c', long)]
     concurrency: Option<usize>,
-    /// Host memory budget, e.g. 64GiB, 512MiB [default: 90% of MemAvailable]
+    /// Host memory budget, e.g. 64GiB, 512MiB or 64GB (KiB/MiB/GiB/TiB and K/M/G/T are powers of 1024,
+    /// KB/MB/GB/TB powers of 1000) [default: 90% of MemAvailable]
     #[arg(long, value_parser = parse_size)]
     mem_budget: Option<u64>,
     /// Write the report as JSON (schema: docs/bench-json.md).
@@ -184,6 +185,18 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             return Ok(());
         }
     };
+    let mut outputs = Vec::new();
+    if let Some(p) = &args.json {
+        outputs.push(Output::file("--json", p));
+    }
+    if let Some(p) = &args.timeline {
+        outputs.push(Output::file("--timeline", p));
+    }
+    if let Some(p) = &args.out_dir {
+        outputs.push(Output::dir("--out-dir", p));
+    }
+    let c1s: Vec<(&str, &std::path::Path)> = args.c1.iter().map(|p| ("--c1", p.as_path())).collect();
+    check_outputs(&outputs, &c1s)?;
     let paths: Vec<Option<PathBuf>> =
         if args.c1.is_empty() { vec![None] } else { args.c1.iter().cloned().map(Some).collect() };
     let inputs = paths

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use filsnark::input::SectorIdentity;
-use filsnark::input::{C1Input, PorepKind};
+use filsnark::input::{parse_miner_id, C1Input, PorepKind};
+use filsnark::output::{check_outputs, Output};
 use filsnark::synth::{self, SynthOptions};
 
 use super::Invalid;
@@ -27,8 +28,8 @@ pub struct SynthArgs {
     /// 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
     #[arg(long, value_parser = parse_kind)]
     sector_size: PorepKind,
-    /// Miner actor id (t0<ID>) the sector is for.
-    #[arg(long, default_value_t = 1000)]
+    /// Miner actor id the sector is for: 1000, t01000 or f01000.
+    #[arg(long, default_value = "1000", value_parser = parse_miner_id)]
     miner_id: u64,
     /// Sector number.
     #[arg(long, default_value_t = 1)]
@@ -46,8 +47,8 @@ pub struct VerifyArgs {
     /// c1.json: the lotus-bench/Curio wrapper or a raw SealCommitPhase1Output.
     #[arg(long)]
     c1: PathBuf,
-    /// Miner actor id (t0<ID>) the sector was sealed for.
-    #[arg(long, default_value_t = 1000)]
+    /// Miner actor id the sector was sealed for: 1000, t01000 or f01000.
+    #[arg(long, default_value = "1000", value_parser = parse_miner_id)]
     miner_id: u64,
     /// Sector number [default: SectorNum of the c1 wrapper].
     #[arg(long)]
@@ -66,6 +67,7 @@ pub fn run(cmd: C1Cmd) -> Result<()> {
 }
 
 fn synth_cmd(a: SynthArgs) -> Result<()> {
+    check_outputs(&[Output::file("-o", &a.out)], &[])?;
     filsnark::output::remove_temp_files_on_interrupt();
     let opts = SynthOptions { kind: a.sector_size, miner_id: a.miner_id, sector_num: a.sector_num, seed: a.seed };
     let s = synth::synth_c1(&opts)?;

@@ -4,10 +4,12 @@
 mod aggregate;
 mod bench;
 mod c1;
+mod hints;
 mod params;
 mod porep;
+mod progress;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -59,6 +61,13 @@ enum SelftestCmd {
         #[arg(long)]
         seed: Option<String>,
     },
+    /// Panic on purpose, in the command itself or in a pipeline worker: what a bug looks like to
+    /// the user (one error line, exit status 2).
+    Panic {
+        /// Panic inside a pipeline worker instead of the command.
+        #[arg(long)]
+        in_worker: bool,
+    },
 }
 
 /// An error that is a verdict (the proof is invalid), not a failure to run.
@@ -73,7 +82,10 @@ impl std::fmt::Display for Invalid {
 impl std::error::Error for Invalid {}
 
 pub fn run() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return refused(e),
+    };
     let res = match cli.cmd {
         Cmd::Prove(c) => porep::prove(c),
         Cmd::Verify(c) => porep::verify(c),
@@ -83,6 +95,7 @@ pub fn run() -> i32 {
         Cmd::Params(c) => params::run(c),
         Cmd::Info => info(),
         Cmd::Selftest(SelftestCmd::Gpu { n, seed }) => selftest_gpu(n, seed),
+        Cmd::Selftest(SelftestCmd::Panic { in_worker }) => selftest_panic(in_worker),
     };
     match res {
         Ok(()) => 0,
@@ -95,6 +108,16 @@ pub fn run() -> i32 {
             2
         }
     }
+}
+
+/// Prints clap's refusal of the command line (or the help and version it was asked for), with a
+/// hint when a flag was given at the wrong level; the exit status is clap's (2 for an error).
+fn refused(e: clap::Error) -> i32 {
+    let _ = e.print();
+    if let Some(hint) = hints::misplaced_flag(&Cli::command(), &e) {
+        eprintln!("\nhint: {hint}");
+    }
+    e.exit_code()
 }
 
 fn selftest_gpu(n: usize, seed: Option<String>) -> anyhow::Result<()> {
@@ -111,6 +134,14 @@ fn selftest_gpu(n: usize, seed: Option<String>) -> anyhow::Result<()> {
         Ok(())
     } else {
         Err(Invalid("a GPU result differs from blst".into()).into())
+    }
+}
+
+fn selftest_panic(in_worker: bool) -> anyhow::Result<()> {
+    if in_worker {
+        filsnark::pipeline::panic_in_a_worker()
+    } else {
+        panic!("selftest panic in the command")
     }
 }
 

@@ -59,6 +59,9 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
     match cmd {
         ParamsCmd::Info { file } => info(file),
         ParamsCmd::Setup { proof, sector_size, max_proofs, out, seed, force, r1cs_only, device } => {
+            if let Some(dir) = &out {
+                filsnark::output::check_outputs(&[filsnark::output::Output::dir("--out", dir)], &[])?;
+            }
             if proof == "aggregation" {
                 let out = out.ok_or_else(|| anyhow::anyhow!("--out is required"))?;
                 return setup_srs(&out, max_proofs, seed, force);

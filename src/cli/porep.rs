@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::devices;
-use filsnark::input::C1Input;
 use filsnark::input::SectorIdentity;
+use filsnark::input::{parse_miner_id, C1Input};
+use filsnark::output::{check_outputs, Output};
 use filsnark::pipeline::budget::parse_size;
 use filsnark::pipeline::porep::WitnessMode;
 use filsnark::porep::{self, ProveOptions};
@@ -41,8 +42,8 @@ pub enum VerifyCmd {
 /// Who sealed the sector and where the parameters are: shared by prove, verify and bench.
 #[derive(Args)]
 pub struct IdentityArgs {
-    /// Miner actor id (t0<ID>) the sector was sealed for.
-    #[arg(long, default_value_t = 1000)]
+    /// Miner actor id the sector was sealed for: 1000, t01000 or f01000.
+    #[arg(long, default_value = "1000", value_parser = parse_miner_id)]
     pub miner_id: u64,
     /// Sector number [default: SectorNum of the c1 wrapper].
     #[arg(long)]
@@ -66,7 +67,7 @@ pub struct DeviceArgs {
     /// error), or GPU ordinals such as 0,1
     #[arg(long, default_value = "auto")]
     pub device: DeviceChoice,
-    /// Cap each GPU's usable memory, e.g. 16GiB: parameters that do not fit beside a partition are streamed from host
+    /// Cap each GPU's usable memory, e.g. 16GiB (units as for --mem-budget): parameters that do not fit beside a partition are streamed from host
     /// memory for every MSM, as on a smaller card
     #[arg(long, value_parser = parse_size)]
     pub gpu_mem_cap: Option<u64>,
@@ -109,7 +110,8 @@ pub struct ProveArgs {
     /// Syntheses at once (host-lock permits, also capped by the memory budget) [default: half the cores]
     #[arg(short = 'c', long)]
     concurrency: Option<usize>,
-    /// Host memory budget, e.g. 64GiB, 512MiB [default: 90% of MemAvailable]
+    /// Host memory budget, e.g. 64GiB, 512MiB or 64GB (KiB/MiB/GiB/TiB and K/M/G/T are powers of 1024,
+    /// KB/MB/GB/TB powers of 1000) [default: 90% of MemAvailable]
     #[arg(long, value_parser = parse_size)]
     mem_budget: Option<u64>,
     #[command(flatten)]
@@ -189,10 +191,16 @@ fn default_out(c1: Option<&Path>) -> PathBuf {
 
 pub fn prove(cmd: ProveCmd) -> Result<()> {
     let ProveCmd::Porep(args) = cmd;
+    let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
+    let mut outputs = vec![Output::file("-o", &out)];
+    if let Some(p) = &args.circuit_proofs {
+        outputs.push(Output::file("--circuit-proofs", p));
+    }
+    let inputs: Vec<(&str, &Path)> = args.sector.c1.iter().map(|p| ("--c1", p.as_path())).collect();
+    check_outputs(&outputs, &inputs)?;
     let (c1, sector) = args.sector.load()?;
     let backend = args.devices.backend()?;
     filsnark::output::remove_temp_files_on_interrupt();
-    let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
     let opts = ProveOptions {
         sector: sector.clone(),
         params_dir: args.sector.params_dir(&c1, true)?,
@@ -201,7 +209,10 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         mem_budget: args.mem_budget,
         witness: args.devices.witness,
     };
-    let report = porep::prove_with(&c1, &opts, backend.as_ref())?;
+    let progress = super::progress::ProveProgress::new();
+    let report = porep::prove_with_events(&c1, &opts, backend.as_ref(), &progress);
+    progress.finish();
+    let report = report?;
     filsnark::output::write_atomic(&out, &report.proof)?;
     if let Some(path) = &args.circuit_proofs {
         filsnark::output::write_atomic(path, &report.circuit_proofs)?;

@@ -15,14 +15,16 @@ use base64::Engine;
 use filecoin_proofs_api::RegisteredSealProof;
 use serde::Deserialize;
 
-use super::proof_type::{check_supported, is_non_interactive};
+use super::field::check_canonical;
+use super::proof_type::{check_supported, is_non_interactive, parse_miner_id};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "PascalCase")]
 struct RawFile {
     seal_proof: String,
     aggregation: String,
-    miner_id: u64,
+    /// A number, or an ID address string ("t01000", "f01000").
+    miner_id: serde_json::Value,
     sectors: Vec<RawSector>,
 }
 
@@ -78,13 +80,20 @@ impl AggInput {
             "SnarkPackV2" => crate::snarkpack::Version::V2,
             other => bail!("{p}: Aggregation: {other:?} is not SnarkPackV1 or SnarkPackV2"),
         };
+        let miner_id = match &raw.miner_id {
+            serde_json::Value::Number(n) => {
+                n.as_u64().ok_or_else(|| anyhow!("{p}: MinerId: {n} is not a miner actor id (0 to 2^64 − 1)"))?
+            }
+            serde_json::Value::String(s) => parse_miner_id(s).map_err(|e| anyhow!("{p}: MinerId: {e}"))?,
+            other => bail!("{p}: MinerId: expected a number or a string such as \"t01000\", found {other}"),
+        };
         let sectors = raw
             .sectors
             .into_iter()
             .enumerate()
             .map(|(i, s)| parse_sector(s).map_err(|e| anyhow!("{p}: Sectors[{i}]: {e}")))
             .collect::<Result<Vec<_>>>()?;
-        let agg = AggInput { path: path.to_path_buf(), registered, version, miner_id: raw.miner_id, sectors };
+        let agg = AggInput { path: path.to_path_buf(), registered, version, miner_id, sectors };
         agg.check_distinct()?;
         Ok(agg)
     }
@@ -124,10 +133,17 @@ fn parse_sector(s: RawSector) -> Result<AggSector> {
         ),
     };
     let hex = |field: &str, v: &str| hex32(v).map_err(|e| anyhow!("sector {}: {field}: {e}", s.sector_num));
+    // The commitments are field elements (the circuit's public inputs); ticket and seed are
+    // only hashed.
+    let element = |field: &str, v: &str| {
+        let b = hex(field, v)?;
+        check_canonical(field, &b).map_err(|e| anyhow!("sector {}: {e}", s.sector_num))?;
+        Ok::<_, anyhow::Error>(b)
+    };
     Ok(AggSector {
         sector_num: s.sector_num,
-        comm_r: hex("CommR", &s.comm_r)?,
-        comm_d: hex("CommD", &s.comm_d)?,
+        comm_r: element("CommR", &s.comm_r)?,
+        comm_d: element("CommD", &s.comm_d)?,
         ticket: hex("Ticket", &s.ticket)?,
         seed: hex("Seed", &s.seed)?,
         proof,

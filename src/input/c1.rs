@@ -9,8 +9,10 @@ use anyhow::{anyhow, bail, Context, Result};
 use base64::Engine;
 use filecoin_proofs_api::seal::SealCommitPhase1Output;
 use filecoin_proofs_api::RegisteredSealProof;
+use serde::Deserialize;
 use serde_json::Value;
 
+use super::field::check_c1_elements;
 use super::proof_type::{check_supported, PorepKind};
 
 /// A parsed c1.json.
@@ -76,8 +78,9 @@ impl C1Input {
                 );
             }
         }
-        let output: SealCommitPhase1Output =
-            serde_json::from_value(raw).map_err(|e| anyhow!("{p}: malformed SealCommitPhase1Output ({e})"))?;
+        let output = SealCommitPhase1Output::deserialize(&raw)
+            .map_err(|e| anyhow!("{p}: malformed SealCommitPhase1Output ({e})"))?;
+        check_c1_elements(&raw).map_err(|e| anyhow!("{p}: {e}"))?;
         check_vanilla_shape(&output, kind).map_err(|e| anyhow!("{p}: {e}"))?;
         Ok(Self { path: path.to_path_buf(), sector_num, kind, output })
     }

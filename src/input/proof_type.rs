@@ -109,6 +109,17 @@ pub struct SectorIdentity {
     pub sector_num: u64,
 }
 
+/// A miner actor id as people write it: `1000`, or the ID address `t01000` (testnet) /
+/// `f01000` (mainnet). Other address kinds (t1…, t2…, t3…) are not actor ids.
+pub fn parse_miner_id(s: &str) -> Result<u64> {
+    let t = s.trim();
+    let digits = t.strip_prefix("t0").or_else(|| t.strip_prefix("f0")).unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        bail!("{s:?} is not a miner actor id: write it as 1000, t01000 or f01000");
+    }
+    digits.parse::<u64>().map_err(|_| anyhow::anyhow!("miner id {s:?} is larger than the largest actor id (2^64 − 1)"))
+}
+
 /// The prover id lotus derives from a miner actor id (t0NNNN): the unsigned varint of the
 /// id, zero padded to 32 bytes (the payload of the ID address).
 pub fn prover_id(miner_id: u64) -> [u8; 32] {
@@ -134,6 +145,19 @@ mod tests {
         assert_eq!(&prover_id(1000)[..3], &[0xe8, 0x07, 0x00]);
         assert_eq!(&prover_id(5)[..2], &[5, 0]);
         assert_eq!(&prover_id(300)[..3], &[0xac, 0x02, 0]);
+    }
+
+    #[test]
+    fn miner_ids_parse_with_or_without_the_address_prefix() {
+        assert_eq!(parse_miner_id("1000").unwrap(), 1000);
+        assert_eq!(parse_miner_id("t01000").unwrap(), 1000);
+        assert_eq!(parse_miner_id("f01000").unwrap(), 1000);
+        assert_eq!(parse_miner_id("t00").unwrap(), 0);
+        assert_eq!(parse_miner_id("18446744073709551615").unwrap(), u64::MAX);
+        for bad in ["", "t0", "t1abc", "f3xyz", "-5", "10 00", "0x10", "t0+5"] {
+            assert!(parse_miner_id(bad).unwrap_err().to_string().contains("not a miner actor id"), "{bad}");
+        }
+        assert!(parse_miner_id("t018446744073709551616").unwrap_err().to_string().contains("larger"));
     }
 
     #[test]

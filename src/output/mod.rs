@@ -2,8 +2,11 @@
 //! name beside it (`.NAME.tmp-PID`), synced, and renamed into place; a failure, a panic or a
 //! signal (SIGINT, SIGTERM: [`interrupt`]) removes the temp files, so a failed run leaves no
 //! partial file and keeps an older file of the same name. Used by every command that writes
-//! proofs, reports, c1.json files and parameters.
+//! proofs, reports, c1.json files and parameters. [`check_outputs`] checks before a command's
+//! work that its outputs can be written and replace no input; [`panics`] turns a panic into an
+//! error.
 pub mod interrupt;
+pub mod panics;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -72,6 +75,106 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     res.and_then(|()| staged.commit()).with_context(|| format!("{}: cannot write the file", path.display()))
 }
 
+/// Where a command will write, checked before it starts its work: `flag` names the option for
+/// messages (`-o`, `--json`); `dir` marks a directory of outputs (`--out-dir`), made if missing.
+pub struct Output<'a> {
+    pub flag: &'a str,
+    pub path: &'a Path,
+    pub dir: bool,
+}
+
+impl<'a> Output<'a> {
+    pub fn file(flag: &'a str, path: &'a Path) -> Self {
+        Output { flag, path, dir: false }
+    }
+    pub fn dir(flag: &'a str, path: &'a Path) -> Self {
+        Output { flag, path, dir: true }
+    }
+}
+
+/// Checks before any work that every output can be written and replaces no input: a file
+/// output is not a directory, its directory exists and takes a new file (a probe file with the
+/// temp name [`write_atomic`] uses, made and removed), and it is neither an input
+/// (`inputs`: flag and path; the same file under another name or a link counts) nor another
+/// output. A directory output exists as a directory or can be made, and takes a new file.
+pub fn check_outputs(outputs: &[Output], inputs: &[(&str, &Path)]) -> Result<()> {
+    for (i, o) in outputs.iter().enumerate() {
+        let p = o.path.display();
+        for (flag, input) in inputs {
+            if same_file(o.path, input) {
+                anyhow::bail!(
+                    "{} {p} is also the input {flag} {}: writing there would replace it; give another path",
+                    o.flag,
+                    input.display()
+                );
+            }
+        }
+        for other in &outputs[..i] {
+            if same_file(o.path, other.path) {
+                anyhow::bail!("{} and {} are both {p}: give each output its own path", other.flag, o.flag);
+            }
+        }
+        if o.dir {
+            check_dir_output(o)?;
+        } else {
+            check_file_output(o)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_file_output(o: &Output) -> Result<()> {
+    let p = o.path.display();
+    if o.path.is_dir() {
+        anyhow::bail!("{} {p} is a directory; give the path of a file to write", o.flag);
+    }
+    let dir = o.path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        let why = if dir.exists() { "is not a directory" } else { "does not exist" };
+        anyhow::bail!("{} {p}: the directory {} {why}; create it first or give another path", o.flag, dir.display());
+    }
+    probe(o.flag, o.path)
+}
+
+fn check_dir_output(o: &Output) -> Result<()> {
+    let p = o.path.display();
+    if o.path.exists() && !o.path.is_dir() {
+        anyhow::bail!("{} {p} exists and is not a directory", o.flag);
+    }
+    std::fs::create_dir_all(o.path).map_err(|e| anyhow!("{} {p}: cannot create the directory ({e})", o.flag))?;
+    probe(o.flag, &o.path.join("probe"))
+}
+
+/// Creates and removes the temp file a write of `path` would use.
+fn probe(flag: &str, path: &Path) -> Result<()> {
+    let tmp = temp_path(path)?;
+    let dir = tmp.parent().unwrap_or(Path::new(".")).display().to_string();
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&tmp);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(anyhow!("{flag} {}: cannot create a file in {dir} ({e})", path.display())),
+    }
+}
+
+/// Whether two paths name the same file: the same device and inode when both exist (links
+/// and other spellings included), else the same path once made absolute and cleaned of `.`.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        (Err(_), Err(_)) => absolute(a) == absolute(b),
+        _ => false,
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    abs.components().filter(|c| !matches!(c, std::path::Component::CurDir)).collect()
+}
+
 /// Makes SIGINT and SIGTERM remove the temp files of writes in progress before the process
 /// exits (status 128 + signal, 130 for Ctrl-C). Call once from a command that writes files; a
 /// second call does nothing.
@@ -101,5 +204,38 @@ mod tests {
         assert_eq!(std::fs::read(&b).unwrap(), b"proof");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
         assert!(write_atomic(&dir.path().join("no-such-dir/x"), b"x").is_err());
+    }
+
+    #[test]
+    fn outputs_are_checked_before_the_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("c1.json");
+        std::fs::write(&input, b"{}").unwrap();
+        let out = dir.path().join("p.proof");
+        let err =
+            |outputs: &[Output], inputs: &[(&str, &Path)]| check_outputs(outputs, inputs).unwrap_err().to_string();
+        check_outputs(&[Output::file("-o", &out)], &[("--c1", &input)]).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "the probe file was left behind");
+        // The input itself, under its own name, another spelling, and a hard link.
+        let e = err(&[Output::file("-o", &input)], &[("--c1", &input)]);
+        assert!(e.contains("is also the input --c1") && e.contains("replace it"), "{e}");
+        let spelled = dir.path().join(".").join("c1.json");
+        assert!(err(&[Output::file("-o", &spelled)], &[("--c1", &input)]).contains("is also the input"));
+        let link = dir.path().join("link.json");
+        std::fs::hard_link(&input, &link).unwrap();
+        assert!(err(&[Output::file("-o", &link)], &[("--c1", &input)]).contains("is also the input"));
+        // Two outputs on one path, a directory, a missing directory, a file as the directory.
+        let e = err(&[Output::file("-o", &out), Output::file("--circuit-proofs", &out)], &[]);
+        assert!(e.contains("-o and --circuit-proofs are both"), "{e}");
+        assert!(err(&[Output::file("--json", dir.path())], &[]).contains("is a directory"));
+        let e = err(&[Output::file("--timeline", &dir.path().join("nope/t.svg"))], &[]);
+        assert!(e.contains("does not exist"), "{e}");
+        let e = err(&[Output::file("-o", &input.join("x"))], &[]);
+        assert!(e.contains("is not a directory"), "{e}");
+        let e = err(&[Output::dir("--out-dir", &input)], &[]);
+        assert!(e.contains("--out-dir") && e.contains("not a directory"), "{e}");
+        let made = dir.path().join("proofs");
+        check_outputs(&[Output::dir("--out-dir", &made)], &[]).unwrap();
+        assert!(made.is_dir() && std::fs::read_dir(&made).unwrap().count() == 0);
     }
 }

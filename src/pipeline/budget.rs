@@ -178,24 +178,42 @@ fn meminfo_field(name: &str) -> Result<u64> {
     Err(anyhow!("no {name} line"))
 }
 
-/// Parses a size: `8GiB`, `8G`, `512MiB`, `512m`, `1.5GiB`, `4096` (bytes). Units are binary
-/// (K/KiB = 1024, M/MiB = 1024², G/GiB = 1024³, T/TiB = 1024⁴), case-insensitive, `B` optional.
+/// Parses a size, one convention throughout filsnark (GNU coreutils' own):
+/// - `KiB`, `MiB`, `GiB`, `TiB` and the bare letters `K`, `M`, `G`, `T` are binary (1024, 1024², …);
+/// - `KB`, `MB`, `GB`, `TB` are decimal (1000, 1000², …);
+/// - `B` or no unit: bytes.
+///
+/// Letters are case-insensitive (`8g`, `512mib`); a decimal fraction is allowed (`1.5GiB`,
+/// rounded down to a byte). A size that does not fit in 64 bits is an error, never clamped.
 pub fn parse_size(s: &str) -> Result<u64> {
+    let bad = || anyhow!("{s:?} is not a size: write e.g. 8GiB, 512MiB, 64GB or 4096 (bytes)");
     let t = s.trim().to_ascii_lowercase();
-    let t = t.strip_suffix('b').unwrap_or(&t);
-    let t = t.strip_suffix('i').unwrap_or(t);
-    let (num, mul) = match t.chars().last() {
-        Some('k') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('m') => (&t[..t.len() - 1], 1 << 20),
-        Some('g') => (&t[..t.len() - 1], 1 << 30),
-        Some('t') => (&t[..t.len() - 1], 1 << 40),
-        _ => (t, 1),
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let mul: u128 = match unit.trim_start() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => return Err(bad()),
     };
-    let v: f64 = num.trim().parse().map_err(|_| anyhow!("{s:?} is not a size (e.g. 8GiB, 512MiB, 4096)"))?;
-    if !(v.is_finite() && v >= 0.0) {
-        bail!("{s:?} is not a size (e.g. 8GiB, 512MiB, 4096)");
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if int.is_empty() && frac.is_empty() || frac.contains('.') {
+        return Err(bad());
     }
-    Ok((v * mul as f64) as u64)
+    let too_big = || anyhow!("{s:?} is more than the largest size filsnark takes (2^64 − 1 bytes, 16 EiB)");
+    // Integer part exactly; past 20 digits it cannot fit.
+    let whole: u128 = if int.is_empty() { 0 } else { int.parse::<u64>().map_err(|_| too_big())?.into() };
+    // The fraction to 18 digits (finer than a byte at every unit), rounded down.
+    let digits = &frac[..frac.len().min(18)];
+    let part: u128 = if digits.is_empty() { 0 } else { digits.parse::<u64>().map_err(|_| bad())?.into() };
+    let bytes = whole * mul + part * mul / 10u128.pow(digits.len() as u32);
+    u64::try_from(bytes).map_err(|_| too_big())
 }
 
 /// Bytes for people: `1.25 GiB`.
@@ -240,6 +258,23 @@ mod tests {
         assert_eq!(parse_size("4096B").unwrap(), 4096);
         assert!(parse_size("lots").is_err());
         assert!(parse_size("-1G").is_err());
+        // Decimal units are decimal; the binary ones binary.
+        assert_eq!(parse_size("10TB").unwrap(), 10_000_000_000_000);
+        assert_eq!(parse_size("10TiB").unwrap(), 10 << 40);
+        assert_eq!(parse_size("64GB").unwrap(), 64_000_000_000);
+        assert_eq!(parse_size("1kb").unwrap(), 1000);
+        assert_eq!(parse_size("1.5KiB").unwrap(), 1536);
+        assert_eq!(parse_size("0.001KB").unwrap(), 1);
+        assert_eq!(parse_size(" 2 GiB ").unwrap(), 2 << 30);
+        assert_eq!(parse_size(".5k").unwrap(), 512);
+        // What does not fit is an error, not a clamp.
+        assert_eq!(parse_size("18446744073709551615").unwrap(), u64::MAX);
+        for big in ["18446744073709551616", "16777216TiB", "99999999999999999999999", "18446744073709551615.5K"] {
+            assert!(parse_size(big).unwrap_err().to_string().contains("largest size"), "{big}");
+        }
+        for bad in ["", ".", "1..5G", "1.2.3", "inf", "NaN", "1e9", "0x10", "5 GiBs", "G", "1PiB", "1.-5G"] {
+            assert!(parse_size(bad).unwrap_err().to_string().contains("is not a size"), "{bad}");
+        }
     }
 
     #[test]

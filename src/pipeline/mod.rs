@@ -58,6 +58,8 @@ pub trait Stages: Sync {
     fn device(&self, device: usize, job: &Self::Job, synth: Self::Synth) -> Result<Self::Proved>;
     /// After the device lock is released (assembly, verification, collecting results).
     fn finish(&self, job: &Self::Job, proved: Self::Proved, record: &Record) -> Result<()>;
+    /// The job for messages, e.g. "proof 0 partition 3 (c1.json)".
+    fn name(&self, job: &Self::Job) -> String;
 }
 
 /// When each stage of one job began and ended, as offsets from the start of [`run`].
@@ -231,7 +233,8 @@ impl<S: Stages> Shared<'_, S> {
         let Some((slot, granted)) = self.host.acquire(idx as u64, &self.abort, self.start) else { return Ok(()) };
         let held = Held { slots: &self.host, slot };
         rec.synth_start = granted;
-        let synth = guarded(|| self.stages.synthesize(job))?;
+        let name = || self.stages.name(job);
+        let synth = guarded(|| self.stages.synthesize(job), "synthesis", name)?;
         rec.synth_end = self.now();
         drop(held);
 
@@ -240,28 +243,25 @@ impl<S: Stages> Shared<'_, S> {
         let held = Held { slots: &self.devices, slot: device };
         rec.device = device;
         rec.device_start = granted;
-        let proved = guarded(|| self.stages.device(device, job, synth))?;
+        let proved = guarded(|| self.stages.device(device, job, synth), "proving", name)?;
         rec.device_end = self.now();
         drop(held);
 
-        guarded(|| self.stages.finish(job, proved, &Record { done: self.now(), ..rec.clone() }))?;
+        let rec_done = Record { done: self.now(), ..rec.clone() };
+        guarded(|| self.stages.finish(job, proved, &rec_done), "verification", name)?;
         rec.done = self.now();
         self.records.lock().unwrap()[idx] = Some(rec);
         Ok(())
     }
 }
 
-/// Runs `f`, turning a panic into an error.
-fn guarded<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+/// Runs `f`, turning a panic into an error that names the job and the stage.
+fn guarded<T>(f: impl FnOnce() -> Result<T>, stage: &str, job: impl FnOnce() -> String) -> Result<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(p) => {
-            let msg = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(anyhow!("a pipeline stage panicked: {msg}"))
+            let msg = crate::output::panics::message(p.as_ref());
+            Err(anyhow!("{}: {stage} stopped on an internal error ({msg}); {}", job(), crate::output::panics::REPORT))
         }
     }
 }
@@ -304,6 +304,30 @@ pub fn run<S: Stages>(stages: &S, jobs: &[S::Job], limits: Limits) -> Result<Run
         .map(|(i, r)| r.ok_or_else(|| anyhow!("pipeline job {i} did not finish")))
         .collect::<Result<Vec<_>>>()?;
     Ok(RunRecords { records, wall })
+}
+
+/// Runs one job whose synthesis panics, through [`run`]: the error a bug in a stage gives
+/// (`filsnark selftest panic --in-worker`).
+pub fn panic_in_a_worker() -> Result<()> {
+    struct Panicking;
+    impl Stages for Panicking {
+        type Job = ();
+        type Synth = ();
+        type Proved = ();
+        fn synthesize(&self, _: &()) -> Result<()> {
+            panic!("selftest panic in a pipeline worker")
+        }
+        fn device(&self, _: usize, _: &(), _: ()) -> Result<()> {
+            Ok(())
+        }
+        fn finish(&self, _: &(), _: (), _: &Record) -> Result<()> {
+            Ok(())
+        }
+        fn name(&self, _: &()) -> String {
+            "selftest job 0".into()
+        }
+    }
+    run(&Panicking, &[()], Limits { host: 1, in_flight: 1, devices: 1 }).map(|_| ())
 }
 
 #[cfg(test)]
@@ -378,6 +402,9 @@ mod tests {
             self.finished.lock().unwrap().push(*job);
             Ok(())
         }
+        fn name(&self, job: &usize) -> String {
+            format!("fake job {job}")
+        }
     }
 
     #[test]
@@ -438,7 +465,9 @@ mod tests {
         fake.panic_at = Some(3);
         let jobs: Vec<usize> = (0..10).collect();
         let err = run(&fake, &jobs, Limits { host: 2, in_flight: 4, devices: 2 }).unwrap_err();
-        assert!(format!("{err}").contains("boom at 3"), "{err}");
+        let err = format!("{err}");
+        assert!(err.contains("boom at 3") && err.contains("fake job 3: "), "{err}");
+        assert!(err.contains("internal error") && err.contains("please report it"), "{err}");
     }
 
     #[test]

@@ -19,6 +19,7 @@ use crate::input::{is_non_interactive, C1Input, PorepKind, SectorIdentity};
 use crate::prover::{Backend, ProveTimings, Proved, Witness};
 use crate::snarkpack::seal::SectorAggregator;
 use crate::srs::{self, ParamsFile};
+use crate::synth::verify::Rejected;
 
 /// How a partition's witness is made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -82,6 +83,7 @@ impl Input {
         cache: &mut ParamsCache,
         witness: WitnessMode,
     ) -> Result<Self> {
+        check_c1(c1, sector)?;
         let circuits = circuits_from_c1(c1, sector).map_err(|e| anyhow!("{}: {e:#}", c1.path.display()))?;
         let path = srs::locate::find(params_dir, &circuits.params_stem(), "params")?;
         let (srs, pvk) = cache.get(&path)?;
@@ -149,6 +151,25 @@ impl Input {
             Witness::Assignment(asg),
             HostTimings { witness: clock.elapsed(), evaluation: Duration::ZERO, native: false },
         ))
+    }
+}
+
+/// Checks a c1.json in full before any work on it: the shapes of its vanilla proofs against the
+/// proof type, then what `c1 verify` checks (the replica id is the sector's, every opening
+/// hashes to its commitment, every label to its parents, comm_r = H(comm_c, comm_r_last)). A
+/// bad c1 is refused here, in milliseconds, naming the partition, challenge and part, rather
+/// than as a proof that fails its self-verification after the whole run.
+pub fn check_c1(c1: &C1Input, sector: &SectorIdentity) -> Result<()> {
+    let p = c1.path.display();
+    match crate::synth::verify::check_c1(c1, sector) {
+        Ok(()) => Ok(()),
+        Err(e) if e.downcast_ref::<Rejected>().is_some() => Err(anyhow!(
+            "{p}: the vanilla proofs do not hold for miner t0{} sector {}: {e:#}. Nothing was proved; \
+             `filsnark c1 verify --c1 {p}` checks a c1 alone",
+            sector.miner_id,
+            sector.sector_num
+        )),
+        Err(e) => Err(e.context(format!("{p}: cannot check the vanilla proofs"))),
     }
 }
 
@@ -258,6 +279,10 @@ pub struct RunReport {
 
 /// Callbacks as work completes (progress bars, writing proofs as soon as they are made).
 pub trait Events: Sync {
+    /// A stage of the work before the partitions (for progress): "loading parameters".
+    fn stage(&self, _what: &str) {}
+    /// The partitions to prove, before the first starts.
+    fn partitions(&self, _total: usize) {}
     fn partition_done(&self, _proof: usize, _partition: usize) {}
     /// A whole seal proof, every partition verified. An error stops the run.
     fn proof_done(&self, _proof: usize, _bytes: &[u8]) -> Result<()> {
@@ -317,6 +342,10 @@ impl Stages for PorepStages<'_> {
             .prove(device, &input.srs, witness, r, s)
             .with_context(|| format!("proof {} partition {} ({})", job.proof, job.partition, input.name))?;
         Ok((proved, constraints, host))
+    }
+
+    fn name(&self, job: &Job) -> String {
+        format!("proof {} partition {} ({})", job.proof, job.partition, self.plan.inputs[job.input].name)
     }
 
     fn finish(&self, job: &Job, (proved, constraints, host): (Proved, usize, HostTimings), rec: &Record) -> Result<()> {

@@ -108,6 +108,7 @@ pub fn locate(params_dir: Option<&Path>) -> Result<PathBuf> {
 impl SrsFile {
     pub fn open(path: &Path) -> Result<Self> {
         let p = path.display();
+        crate::srs::locate::check_regular(path, "SnarkPack SRS file")?;
         let file = std::fs::File::open(path).with_context(|| format!("{p}: cannot open the SnarkPack SRS"))?;
         // SAFETY: read-only map of a file nobody should modify while we run (as for .params).
         let map = unsafe { Mmap::map(&file) }.with_context(|| format!("{p}: cannot mmap the SnarkPack SRS"))?;

@@ -132,12 +132,13 @@ pub fn parse_vk(bytes: &[u8], path: &Path) -> Result<(VerifyingKey, usize)> {
         at += n;
         s
     };
-    let alpha_g1 = g1(next(G1_BYTES), "vk.alpha_g1")?;
-    let beta_g1 = g1(next(G1_BYTES), "vk.beta_g1")?;
-    let beta_g2 = g2(next(G2_BYTES), "vk.beta_g2")?;
-    let gamma_g2 = g2(next(G2_BYTES), "vk.gamma_g2")?;
-    let delta_g1 = g1(next(G1_BYTES), "vk.delta_g1")?;
-    let delta_g2 = g2(next(G2_BYTES), "vk.delta_g2")?;
+    let named = |e: anyhow::Error| anyhow!("{p}: {e}: the file is corrupt or not a parameter file");
+    let alpha_g1 = g1(next(G1_BYTES), "the verifying key's alpha_g1 (byte 0)").map_err(named)?;
+    let beta_g1 = g1(next(G1_BYTES), "the verifying key's beta_g1 (byte 96)").map_err(named)?;
+    let beta_g2 = g2(next(G2_BYTES), "the verifying key's beta_g2 (byte 192)").map_err(named)?;
+    let gamma_g2 = g2(next(G2_BYTES), "the verifying key's gamma_g2 (byte 384)").map_err(named)?;
+    let delta_g1 = g1(next(G1_BYTES), "the verifying key's delta_g1 (byte 576)").map_err(named)?;
+    let delta_g2 = g2(next(G2_BYTES), "the verifying key's delta_g2 (byte 672)").map_err(named)?;
     let n = read_u32(bytes, VK_FIXED).unwrap();
     let end = VK_FIXED + 4 + n * G1_BYTES;
     if bytes.len() < end {
@@ -146,15 +147,16 @@ pub fn parse_vk(bytes: &[u8], path: &Path) -> Result<(VerifyingKey, usize)> {
     let ic = (0..n)
         .map(|i| {
             let o = VK_FIXED + 4 + i * G1_BYTES;
-            g1(&bytes[o..o + G1_BYTES], &format!("{p}: ic[{i}]"))
+            g1(&bytes[o..o + G1_BYTES], &format!("the verifying key's ic[{i}] (byte {o})"))
         })
         .collect::<Result<Vec<_>>>()
-        .map_err(|e| anyhow!("{p}: {e}"))?;
+        .map_err(named)?;
     Ok((VerifyingKey { alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic }, end))
 }
 
 /// Reads a `.vk` file.
 pub fn read_vk_file(path: &Path) -> Result<VerifyingKey> {
+    super::locate::check_regular(path, "verifying key file")?;
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read the verifying key", path.display()))?;
     let (vk, used) = parse_vk(&bytes, path)?;
     if used != bytes.len() {
@@ -167,6 +169,7 @@ impl ParamsFile {
     /// Maps the file and locates its sections; reads no section points.
     pub fn open(path: &Path) -> Result<Self> {
         let p = path.display();
+        super::locate::check_regular(path, "parameter file")?;
         let file = File::open(path).with_context(|| format!("{p}: cannot open the parameter file"))?;
         // SAFETY: a read-only mapping, read only as bytes. The one assumption is the one every
         // prover makes of its parameter files: nobody truncates or rewrites the file while it is

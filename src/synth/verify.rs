@@ -16,6 +16,7 @@ use filecoin_proofs::{
     parameters::public_params, DefaultPieceDomain, DefaultPieceHasher, SectorShape2KiB, SectorShape32GiB,
     SectorShape512MiB, SectorShape64GiB, SectorShape8MiB,
 };
+use rayon::prelude::*;
 use storage_proofs_core::{drgraph::Graph, merkle::MerkleProofTrait, merkle::MerkleTreeTrait, proof::ProofScheme};
 use storage_proofs_porep::stacked::{
     generate_replica_id, EncodingProof, LabelingProof, Proof, PublicInputs, PublicParams, ReplicaColumnProof,
@@ -23,6 +24,7 @@ use storage_proofs_porep::stacked::{
 };
 
 use crate::input::{prover_id, C1Input, PorepKind, SectorIdentity};
+use crate::witness::{check_partitions, vanilla};
 
 type G = DefaultPieceHasher;
 
@@ -38,19 +40,32 @@ impl std::fmt::Display for Rejected {
 impl std::error::Error for Rejected {}
 type TreeDomain<Tree> = <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain;
 
-/// Checks the vanilla proofs of a c1 for the given sector with storage-proofs' verifier. A
-/// [`Rejected`] error is the verdict; any other error is a failure to check.
+/// Checks the vanilla proofs of a c1 for the given sector with storage-proofs' verifier and
+/// the circuit's own checks (`c1 verify`). A [`Rejected`] error is the verdict; any other error
+/// is a failure to check.
 pub fn verify_c1(c1: &C1Input, sector: &SectorIdentity) -> Result<()> {
+    dispatch(c1, sector, true)
+}
+
+/// What must hold before a c1 is proved: the replica id is the sector's, the vanilla proofs
+/// have the proof type's shape, and every check the circuit makes (openings hash to their
+/// roots, labels to their parents' column values, the encoding) holds, run in parallel over
+/// the challenges. The crates' vanilla verifier is not run again: it checks a subset.
+pub fn check_c1(c1: &C1Input, sector: &SectorIdentity) -> Result<()> {
+    dispatch(c1, sector, false)
+}
+
+fn dispatch(c1: &C1Input, sector: &SectorIdentity, full: bool) -> Result<()> {
     match c1.kind {
-        PorepKind::S2KiB => verify_with::<SectorShape2KiB>(c1, sector),
-        PorepKind::S8MiB => verify_with::<SectorShape8MiB>(c1, sector),
-        PorepKind::S512MiB => verify_with::<SectorShape512MiB>(c1, sector),
-        PorepKind::S32GiB => verify_with::<SectorShape32GiB>(c1, sector),
-        PorepKind::S64GiB => verify_with::<SectorShape64GiB>(c1, sector),
+        PorepKind::S2KiB => verify_with::<SectorShape2KiB>(c1, sector, full),
+        PorepKind::S8MiB => verify_with::<SectorShape8MiB>(c1, sector, full),
+        PorepKind::S512MiB => verify_with::<SectorShape512MiB>(c1, sector, full),
+        PorepKind::S32GiB => verify_with::<SectorShape32GiB>(c1, sector, full),
+        PorepKind::S64GiB => verify_with::<SectorShape64GiB>(c1, sector, full),
     }
 }
 
-fn verify_with<Tree: 'static + MerkleTreeTrait>(c1: &C1Input, sector: &SectorIdentity) -> Result<()> {
+fn verify_with<Tree: 'static + MerkleTreeTrait>(c1: &C1Input, sector: &SectorIdentity, full: bool) -> Result<()> {
     let out = &c1.output;
     let config = out.registered_proof.as_v1_config();
     let replica_id = generate_replica_id::<Tree::Hasher, _>(
@@ -60,10 +75,12 @@ fn verify_with<Tree: 'static + MerkleTreeTrait>(c1: &C1Input, sector: &SectorIde
         out.comm_d,
         &config.porep_id,
     );
+    // The c1 reader checked every field element; the crates' conversions cannot panic on them.
     let theirs: Fr = out.replica_id.into();
     if theirs != replica_id.into() {
         return Err(Rejected(format!(
-            "the replica id is not the one of miner t0{} sector {} with this ticket and comm_d",
+            "the replica id is not the one of miner t0{} sector {} with this ticket and comm_d: this c1 was made \
+             for another miner or sector (check --miner-id and --sector-num)",
             sector.miner_id, sector.sector_num
         ))
         .into());
@@ -74,6 +91,17 @@ fn verify_with<Tree: 'static + MerkleTreeTrait>(c1: &C1Input, sector: &SectorIde
     let pub_in = PublicInputs { replica_id, tau: Some(Tau { comm_d, comm_r }), k: None, seed: Some(out.seed) };
     let proofs: Vec<Vec<Proof<Tree, G>>> =
         out.vanilla_proofs.clone().try_into().map_err(|e| anyhow!("vanilla proofs do not fit the proof type: {e}"))?;
+    // The crates' verifier indexes paths and columns as the proof type lays them out and
+    // asserts on what does not fit: the shapes are checked first.
+    let shape = vanilla::shape_of(&pp, c1.kind.name());
+    let plain = vanilla::partition_proofs(&proofs)?;
+    check_partitions(&shape, &plain).map_err(|e| Rejected(format!("{e:#}")))?;
+    if !full {
+        return match diagnose(&pp, &pub_in, &proofs) {
+            None => Ok(()),
+            Some(why) => Err(Rejected(why).into()),
+        };
+    }
     let vanilla_ok = StackedDrg::<Tree, G>::verify_all_partitions(&pp, &pub_in, &proofs)?;
     match diagnose(&pp, &pub_in, &proofs) {
         None if vanilla_ok => Ok(()),
@@ -88,37 +116,40 @@ fn verify_with<Tree: 'static + MerkleTreeTrait>(c1: &C1Input, sector: &SectorIde
     }
 }
 
-/// Names the first check of the vanilla verifier or of the circuit that fails, if any.
+/// Names the first check of the vanilla verifier or of the circuit that fails, if any: the
+/// partitions' own checks first, then every challenge's, in parallel (first in file order).
 fn diagnose<Tree: 'static + MerkleTreeTrait>(
     pp: &PublicParams<Tree>,
     pub_in: &PublicInputs<TreeDomain<Tree>, DefaultPieceDomain>,
     partitions: &[Vec<Proof<Tree, G>>],
 ) -> Option<String> {
-    let tau = pub_in.tau.as_ref().expect("tau is set");
+    let Some(tau) = pub_in.tau.as_ref() else { return Some("no commitments to check against".into()) };
+    let mut work = Vec::new();
     for (k, proofs) in partitions.iter().enumerate() {
         let Some(first) = proofs.first() else {
             return Some(format!("partition {k} has no proofs"));
         };
         let comm_r = <Tree::Hasher as Hasher>::Function::hash2(&first.comm_c(), &first.comm_r_last());
         if comm_r != tau.comm_r {
-            return Some(format!("partition {k}: Poseidon(comm_c, comm_r_last) is not comm_r"));
+            return Some(format!(
+                "partition {k}: Poseidon(comm_c, comm_r_last) is not comm_r (the roots of its tree C and tree R \
+                 openings do not make the sector's comm_r)"
+            ));
         }
         let challenges = pub_in.challenges(&pp.challenges, pp.graph.size(), Some(k));
         if challenges.len() != proofs.len() {
             return Some(format!("partition {k}: {} proofs for {} challenges", proofs.len(), challenges.len()));
         }
-        for (i, (proof, &c)) in proofs.iter().zip(&challenges).enumerate() {
-            if proof.comm_c() != first.comm_c() || proof.comm_r_last() != first.comm_r_last() {
-                return Some(format!(
-                    "partition {k}, challenge {i} (node {c}): its tree C or tree R root differs from the partition's"
-                ));
-            }
-            if let Some(what) = failing_part(pp, pub_in, proof, c) {
-                return Some(format!("partition {k}, challenge {i} (node {c}): {what}"));
-            }
-        }
+        work.extend(proofs.iter().zip(challenges).enumerate().map(|(i, (proof, c))| (k, i, c, proof, first)));
     }
-    None
+    work.par_iter().find_map_first(|&(k, i, c, proof, first)| {
+        if proof.comm_c() != first.comm_c() || proof.comm_r_last() != first.comm_r_last() {
+            return Some(format!(
+                "partition {k}, challenge {i} (node {c}): its tree C or tree R root differs from the partition's"
+            ));
+        }
+        failing_part(pp, pub_in, proof, c).map(|what| format!("partition {k}, challenge {i} (node {c}): {what}"))
+    })
 }
 
 /// The part of one challenge's proof that fails, if any: the vanilla verifier's checks, plus
@@ -130,10 +161,10 @@ fn failing_part<Tree: 'static + MerkleTreeTrait>(
     proof: &Proof<Tree, G>,
     challenge: usize,
 ) -> Option<String> {
-    let tau = pub_in.tau.as_ref().expect("tau is set");
+    let Some(tau) = pub_in.tau.as_ref() else { return Some("no commitments to check against".into()) };
     let d = &proof.comm_d_proofs;
     if !d.validate(challenge) || d.root() != tau.comm_d {
-        return Some("the tree D (comm_d) opening".into());
+        return Some("the tree D opening (comm_d_proofs) is not a path from the challenged node to comm_d".into());
     }
     let mut parents = vec![0u32; pp.graph.degree()];
     if pp.graph.parents(challenge, &mut parents).is_err() {
@@ -141,10 +172,14 @@ fn failing_part<Tree: 'static + MerkleTreeTrait>(
     }
     let cols = &proof.replica_column_proofs;
     if !cols.verify(challenge, &parents) {
-        return Some("a column opening in tree C (comm_c)".into());
+        return Some(
+            "a column opening (replica_column_proofs) does not hash to its tree C leaf or its path to comm_c".into(),
+        );
     }
     if !proof.comm_r_last_proof.validate(challenge) {
-        return Some("the tree R (comm_r_last) opening".into());
+        return Some(
+            "the tree R opening (comm_r_last_proof) is not a path from the challenged node to comm_r_last".into(),
+        );
     }
     for layer in 1..=pp.num_layers {
         let Some(parents_at_layer) = column_parents(cols, layer) else {
