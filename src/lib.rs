@@ -11,6 +11,8 @@
 //! - [`pipeline`] — partitions through the host lock and the device locks, memory budget, timings.
 //! - [`bench`]   — `bench porep`: the report (JSON, tables) and the SVG timeline.
 //! - [`synth`]   — synthetic C1 outputs: valid vanilla proofs without sealing a sector.
+//! - [`job`]     — one proof job end to end (pipeline, self-verification, atomic write), for
+//!   every kind; [`porep`], [`post`] and [`snap`] are the three input families on top of it.
 pub mod bench;
 pub mod circuit;
 pub mod cpu;
@@ -21,10 +23,13 @@ pub mod gpu;
 pub mod groth16;
 pub mod input;
 pub mod interrupt;
+pub mod job;
 pub mod pipeline;
 pub mod porep;
+pub mod post;
 pub mod prover;
 pub mod setup;
+pub mod snap;
 pub mod srs;
 pub mod synth;
 pub mod witness;

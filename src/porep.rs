@@ -1,20 +1,21 @@
 //! PoRep C2 from end to end: a c1.json in, a verified seal proof out (`prove`), and the check
 //! of a seal proof against its sector (`verify`). Every partition proof is verified before the
 //! file is written, and the write is atomic (temp file + rename): a failed run leaves no proof.
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::Result;
 
 use crate::circuit::{statement, SealPublic, SectorIdentity};
 use crate::cpu::backend::CpuBackend;
 use crate::groth16::{PreparedVerifyingKey, Proof};
 use crate::input::C1Input;
-use crate::pipeline::budget::MemoryPlan;
-use crate::pipeline::porep::{self as pp, Input, NoEvents, ParamsCache};
-use crate::prover::{Backend, ProveTimings};
-use crate::srs::{self, ParamsFile, VerifyingKey};
+use crate::pipeline::proofs::{Input, ParamsCache};
+use crate::prover::Backend;
+
+pub use crate::job::{
+    default_concurrency, load_vk, remove_temp_files_on_interrupt, write_atomic, PartitionReport, ProveReport,
+};
 
 pub struct ProveOptions {
     pub sector: SectorIdentity,
@@ -26,33 +27,6 @@ pub struct ProveOptions {
     pub mem_budget: Option<u64>,
 }
 
-/// Default `-c`: half the cores (at least 1). Synthesis runs one thread per partition; the
-/// other half of the cores keeps feeding the device phase, and more concurrent syntheses than
-/// memory bandwidth can feed only slow each other down (DESIGN.md, the two-lock scheme).
-pub fn default_concurrency() -> usize {
-    std::thread::available_parallelism().map(|n| n.get() / 2).unwrap_or(1).max(1)
-}
-
-/// What one `prove` did, per partition and in total.
-pub struct ProveReport {
-    pub params: PathBuf,
-    pub partitions: Vec<PartitionReport>,
-    pub proof: Vec<u8>,
-    pub total: Duration,
-    pub memory: MemoryPlan,
-}
-
-pub struct PartitionReport {
-    pub synthesis: Duration,
-    pub constraints: usize,
-    pub prove: ProveTimings,
-    /// Waiting for a device after synthesis.
-    pub queue_wait: Duration,
-    /// The whole device phase.
-    pub device: Duration,
-    pub verify: Duration,
-}
-
 /// Proves every partition of a c1.json through the pipeline on the CPU backend and verifies
 /// each partition proof.
 pub fn prove(c1: &C1Input, opts: &ProveOptions) -> Result<ProveReport> {
@@ -62,43 +36,14 @@ pub fn prove(c1: &C1Input, opts: &ProveOptions) -> Result<ProveReport> {
 /// [`prove`] on a given backend.
 pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> Result<ProveReport> {
     let start = Instant::now();
-    let mut cache = ParamsCache::default();
-    let input = Input::load(c1, &opts.sector, opts.params_dir.as_deref(), &mut cache)?;
-    let params = input.srs.path.clone();
-    let inputs = [input];
-    let plan = pp::Plan {
-        inputs: &inputs,
-        proofs: &[0],
+    let input = Input::load(c1, &opts.sector, opts.params_dir.as_deref(), &mut ParamsCache::default())?;
+    let job = crate::job::JobOptions {
+        params_dir: opts.params_dir.clone(),
         seed: opts.seed,
-        concurrency: opts.concurrency.unwrap_or_else(default_concurrency),
+        concurrency: opts.concurrency,
         mem_budget: opts.mem_budget,
     };
-    let run = pp::prove(&plan, backend, &NoEvents)?;
-    let partitions = run
-        .partitions
-        .iter()
-        .map(|p| PartitionReport {
-            synthesis: p.record.synthesis(),
-            constraints: p.constraints,
-            prove: p.prove.clone(),
-            queue_wait: p.record.queue_wait(),
-            device: p.record.device_time(),
-            verify: p.record.verify(),
-        })
-        .collect();
-    let proof = run.proofs.into_iter().next().ok_or_else(|| anyhow!("no proof made"))?.bytes;
-    Ok(ProveReport { params, partitions, proof, total: start.elapsed(), memory: run.memory })
-}
-
-/// Loads the verifying key for a statement: the `.vk` file, else the `.params` header.
-pub fn load_vk(params_dir: Option<&Path>, stem: &str) -> Result<(VerifyingKey, PathBuf)> {
-    match srs::locate::find(params_dir, stem, "vk") {
-        Ok(p) => Ok((srs::file::read_vk_file(&p)?, p)),
-        Err(vk_err) => match srs::locate::find(params_dir, stem, "params") {
-            Ok(p) => Ok((ParamsFile::open(&p)?.vk, p)),
-            Err(_) => Err(vk_err),
-        },
-    }
+    crate::job::prove_input(input, &job, backend, start)
 }
 
 /// Verifies a seal proof (partition proofs concatenated) for the sector of a c1.json.
@@ -125,32 +70,4 @@ pub fn verify(
         }
     }
     Ok(Ok(()))
-}
-
-/// Writes `bytes` to `path` atomically: a temp file beside it, fsync, rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| anyhow!("{}: not a file path", path.display()))?;
-    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    let _pending = crate::interrupt::register(&tmp);
-    let res = (|| -> Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        Ok(())
-    })();
-    if res.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    res.with_context(|| format!("{}: cannot write the proof", path.display()))
-}
-
-/// Makes Ctrl-C (SIGINT) and SIGTERM remove the temp file of any [`write_atomic`] in progress
-/// before the process exits (status 128 + signal, 130 for Ctrl-C). Without it a signal that
-/// lands between the temp file's creation and its rename would leave the temp file behind (never
-/// a partial proof under the real name: that only appears by rename). Call once from a command
-/// that writes proofs; a second call does nothing.
-pub fn remove_temp_files_on_interrupt() {
-    crate::interrupt::install();
 }

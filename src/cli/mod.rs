@@ -3,6 +3,7 @@
 //! fault. Exit status: 0 success, 1 a proof that does not verify, 2 any other error.
 mod bench;
 mod c1;
+mod jobs;
 mod params;
 mod porep;
 

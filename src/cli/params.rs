@@ -2,8 +2,9 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Subcommand;
+use filsnark::circuit::{CircuitKind, ProofKind};
 use filsnark::input::PorepKind;
 use filsnark::prover::DeviceChoice;
 use filsnark::setup::{self, marker_path, SetupOptions};
@@ -23,11 +24,11 @@ pub enum ParamsCmd {
     /// under the official file names. Anyone who knows the seed can forge proofs: tests and
     /// benchmarks only.
     #[command(
-        after_help = "Examples:\n  filsnark params setup --proof porep --sector-size 2KiB --out ~/.cache/filsnark/test-params --seed 1\n  FIL_PROOFS_PARAMETER_CACHE=~/.cache/filsnark/test-params filsnark prove porep\n\nRefuses the production cache /var/tmp/filecoin-proof-parameters and existing files unless --force."
+        after_help = "Examples:\n  filsnark params setup --proof porep --sector-size 2KiB --out ~/.cache/filsnark/test-params --seed 1\n  filsnark params setup --proof window-post --sector-size 32GiB --out /data/test-params --device gpu\n  FIL_PROOFS_PARAMETER_CACHE=~/.cache/filsnark/test-params filsnark prove porep\n\nRefuses the production cache /var/tmp/filecoin-proof-parameters and existing files unless --force."
     )]
     Setup {
-        /// The circuit (only porep for now).
-        #[arg(long, default_value = "porep", value_parser = ["porep"])]
+        /// The circuit: porep, window-post, winning-post or snap.
+        #[arg(long, default_value = "porep", value_parser = ["porep", "window-post", "winning-post", "snap"])]
         proof: String,
         /// Sector size: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
         #[arg(long)]
@@ -55,14 +56,13 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
     match cmd {
         ParamsCmd::Info { file } => info(file),
         ParamsCmd::Setup { proof, sector_size, out, seed, force, r1cs_only, device } => {
-            if proof != "porep" {
-                bail!("--proof {proof}: only porep is supported");
-            }
+            let proof = ProofKind::parse(&proof)?;
             let kind = PorepKind::parse(&sector_size)?;
+            let circuit = CircuitKind::new(proof, kind);
             if r1cs_only {
                 let t = std::time::Instant::now();
-                let (r, stem) = setup::record_porep(kind)?;
-                println!("{stem}: R1CS of one {} PoRep partition", kind.name());
+                let (r, stem) = circuit.record(true)?;
+                println!("{stem}: R1CS of one {} partition", circuit.name());
                 println!(
                     "constraints {} (with {} input constraints), inputs {}, aux {}, domain 2^{}",
                     r.num_constraints,
@@ -83,12 +83,12 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
                 return Ok(());
             }
             let seed = seed.unwrap_or_else(rand::random);
-            println!("INSECURE test parameters: porep {}, seed {seed}", kind.name());
+            println!("INSECURE test parameters: {}, seed {seed}", circuit.name());
             let out = out.expect("clap requires --out");
             let progress = std::io::stderr().is_terminal();
             let opts = SetupOptions { kind, out_dir: out, seed, force, progress, log: true, device };
             filsnark::interrupt::install();
-            let r = setup::setup_porep(&opts)?;
+            let r = setup::setup_circuit(&opts, proof)?;
             let s = &r.shape;
             println!(
                 "circuit: {} constraints (with {} input constraints), {} inputs, {} aux, domain 2^{}, non-zeros A/B/C {}/{}/{}",

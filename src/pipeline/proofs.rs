@@ -1,8 +1,11 @@
-//! PoRep proofs through the pipeline: one job per partition of each proof, synthesized from the
-//! circuits of its input, proved by a [`Backend`], verified on the CPU, and assembled into the
-//! seal proof (partition proofs in order) once all its partitions are verified.
+//! Proofs through the pipeline, whatever their kind (PoRep, WindowPoSt, WinningPoSt,
+//! SnapDeals): one job per partition of each proof, synthesized from the [`ProofCircuits`] of
+//! its input, proved by a [`Backend`] with the input's parameter file, verified on the CPU
+//! against the partition's public inputs, and assembled into the proof (partition proofs in
+//! order) once all its partitions are verified. The kinds differ only in their circuits and
+//! parameter files; the locks, the budget, the timings and the report are the same.
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -10,43 +13,69 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::budget::{self, Demand, MemoryPlan};
 use super::{Record, Stages};
-use crate::circuit::{circuits_from_c1, Assignment, CircuitsDyn, SectorIdentity};
+use crate::circuit::{circuits_from_c1, Assignment, CircuitKind, PorepProof, ProofCircuits, ProofKind, SectorIdentity};
 use crate::groth16::{randomness, PreparedVerifyingKey, PROOF_BYTES};
-use crate::input::{C1Input, PorepKind};
+use crate::input::C1Input;
 use crate::prover::{Backend, ProveTimings, Proved};
 use crate::srs::{self, ParamsFile};
 
-/// One c1.json ready to prove: its circuits, parameters and prepared verifying key.
+/// What a report says about an input: its circuit and, where it has them, the miner and the
+/// sector it is about.
+#[derive(Clone, Debug)]
+pub struct InputLabel {
+    pub circuit: CircuitKind,
+    pub miner_id: Option<u64>,
+    /// The sector of a PoRep (a PoSt names many, a SnapDeals input none).
+    pub sector_num: Option<u64>,
+    /// Sectors the proof covers (1 for PoRep and SnapDeals).
+    pub sectors: usize,
+}
+
+/// One proof's input ready to prove: its circuits, parameters and prepared verifying key.
 pub struct Input {
-    /// For reports: the c1 path or the sample's name.
+    /// For reports: the input file's path or the sample's name.
     pub name: String,
-    pub kind: PorepKind,
-    pub sector: SectorIdentity,
-    pub circuits: Arc<dyn CircuitsDyn>,
+    pub label: InputLabel,
+    pub circuits: Arc<dyn ProofCircuits>,
     pub srs: Arc<ParamsFile>,
     pub pvk: Arc<PreparedVerifyingKey>,
 }
 
 impl Input {
-    /// Loads the circuits of a c1.json and its parameters; `cache` shares parameter files
-    /// (mmaps and prepared keys) between inputs that use the same one.
+    /// An input from its circuits: finds their parameter file by its official name (`cache`
+    /// shares parameter files, mmaps and prepared keys, between inputs that use the same one).
+    pub fn new(
+        name: String,
+        label: InputLabel,
+        circuits: Box<dyn ProofCircuits>,
+        params_dir: Option<&Path>,
+        cache: &mut ParamsCache,
+    ) -> Result<Self> {
+        let path = srs::locate::find(params_dir, &circuits.params_stem(), "params")?;
+        let (srs, pvk) = cache.get(&path)?;
+        Ok(Input { name, label, circuits: Arc::from(circuits), srs, pvk })
+    }
+
+    /// Loads the circuits of a c1.json and its parameters.
     pub fn load(
         c1: &C1Input,
         sector: &SectorIdentity,
-        params_dir: Option<&std::path::Path>,
+        params_dir: Option<&Path>,
         cache: &mut ParamsCache,
     ) -> Result<Self> {
         let circuits = circuits_from_c1(c1, sector).map_err(|e| anyhow!("{}: {e:#}", c1.path.display()))?;
-        let path = srs::locate::find(params_dir, &circuits.params_stem(), "params")?;
-        let (srs, pvk) = cache.get(&path)?;
-        Ok(Input {
-            name: c1.path.display().to_string(),
-            kind: c1.kind,
-            sector: sector.clone(),
-            circuits: Arc::from(circuits),
-            srs,
-            pvk,
-        })
+        let label = InputLabel {
+            circuit: CircuitKind::new(ProofKind::Porep, c1.kind),
+            miner_id: Some(sector.miner_id),
+            sector_num: Some(sector.sector_num),
+            sectors: 1,
+        };
+        Self::new(c1.path.display().to_string(), label, Box::new(PorepProof(circuits)), params_dir, cache)
+    }
+
+    /// The evaluation domain of its circuit (from the parameter file).
+    pub fn domain(&self) -> usize {
+        budget::params_domain(&self.srs)
     }
 }
 
@@ -55,7 +84,7 @@ impl Input {
 pub struct ParamsCache(HashMap<PathBuf, (Arc<ParamsFile>, Arc<PreparedVerifyingKey>)>);
 
 impl ParamsCache {
-    pub fn get(&mut self, path: &std::path::Path) -> Result<(Arc<ParamsFile>, Arc<PreparedVerifyingKey>)> {
+    pub fn get(&mut self, path: &Path) -> Result<(Arc<ParamsFile>, Arc<PreparedVerifyingKey>)> {
         if let Some((s, p)) = self.0.get(path) {
             return Ok((s.clone(), p.clone()));
         }
@@ -83,12 +112,8 @@ impl Plan<'_> {
         if self.proofs.is_empty() {
             bail!("nothing to prove: at least one proof is needed");
         }
-        let kind = self
-            .inputs
-            .iter()
-            .map(|i| i.kind)
-            .max_by_key(|k| budget::partition_bytes(*k))
-            .ok_or_else(|| anyhow!("no inputs"))?;
+        let widest = self.inputs.iter().max_by_key(|i| i.domain()).ok_or_else(|| anyhow!("no inputs"))?;
+        let domain = widest.domain();
         let mut seen = std::collections::HashSet::new();
         let params_bytes =
             self.inputs.iter().filter(|i| seen.insert(i.srs.path.clone())).map(|i| i.srs.len() as u64).sum();
@@ -96,10 +121,11 @@ impl Plan<'_> {
         MemoryPlan::new(
             self.mem_budget,
             &Demand {
-                kind,
+                domain,
+                circuit: widest.label.circuit.name(),
                 params_bytes,
                 devices: backend.devices().len(),
-                device_bytes: backend.working_bytes(budget::domain(kind)),
+                device_bytes: backend.working_bytes(domain),
                 concurrency: self.concurrency,
                 jobs,
             },
@@ -119,7 +145,7 @@ pub struct PartitionResult {
     pub record: Record,
 }
 
-/// One seal proof, verified.
+/// One proof, every partition verified.
 #[derive(Clone, Debug)]
 pub struct ProofResult {
     pub index: usize,
@@ -150,7 +176,7 @@ pub struct RunReport {
 /// Callbacks as work completes (progress bars, writing proofs as soon as they are made).
 pub trait Events: Sync {
     fn partition_done(&self, _proof: usize, _partition: usize) {}
-    /// A whole seal proof, every partition verified. An error stops the run.
+    /// A whole proof, every partition verified. An error stops the run.
     fn proof_done(&self, _proof: usize, _bytes: &[u8]) -> Result<()> {
         Ok(())
     }
@@ -171,7 +197,7 @@ struct ProofState {
     remaining: usize,
 }
 
-struct PorepStages<'a> {
+struct ProofStages<'a> {
     plan: &'a Plan<'a>,
     backend: &'a dyn Backend,
     events: &'a dyn Events,
@@ -179,7 +205,7 @@ struct PorepStages<'a> {
     done: Mutex<Vec<Option<(usize, ProveTimings)>>>,
 }
 
-impl Stages for PorepStages<'_> {
+impl Stages for ProofStages<'_> {
     type Job = Job;
     type Synth = Assignment;
     type Proved = (Proved, usize);
@@ -246,7 +272,7 @@ pub fn prove(plan: &Plan, backend: &dyn Backend, events: &dyn Events) -> Result<
         }
         state.push(ProofState { parts: vec![None; n], remaining: n });
     }
-    let stages = PorepStages {
+    let stages = ProofStages {
         plan,
         backend,
         events,
