@@ -16,8 +16,12 @@ use crate::prover::Backend;
 /// A snap.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
 pub fn load(input: &SnapInput, params_dir: Option<&Path>, cache: &mut ParamsCache) -> Result<Input> {
     let circuits = circuits_from_snap(input).map_err(|e| anyhow!("{}: {e:#}", input.path.display()))?;
-    let label =
-        InputLabel { circuit: CircuitKind::new(ProofKind::Snap, input.size), miner_id: None, sector_num: None, sectors: 1 };
+    let label = InputLabel {
+        circuit: CircuitKind::new(ProofKind::Snap, input.size),
+        miner_id: None,
+        sector_num: None,
+        sectors: 1,
+    };
     Input::new(input.path.display().to_string(), label, circuits, params_dir, cache)
 }
 

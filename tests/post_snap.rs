@@ -38,7 +38,8 @@ fn prove(kind: &str, params: &Path, input: &Path, out: &Path, seed: Option<&str>
 fn verify(kind: &str, params: &Path, input: &Path, proof: &[u8], dir: &Path) -> (i32, String) {
     let p = dir.join(format!("verify-{kind}.proof"));
     std::fs::write(&p, proof).unwrap();
-    let o = filsnark(&["verify", kind, "--in", path_str(input), "--params-dir", path_str(params), "--proof", path_str(&p)]);
+    let o =
+        filsnark(&["verify", kind, "--in", path_str(input), "--params-dir", path_str(params), "--proof", path_str(&p)]);
     (o.status.code().unwrap_or(-1), stderr(&o))
 }
 

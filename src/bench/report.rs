@@ -339,7 +339,11 @@ impl BenchReport {
                 (Some(m), None) => format!(", miner t0{m}, {} sector(s)", inp.sectors),
                 _ => String::new(),
             };
-            writeln!(out, "input {i}: {} ({} {}, {} partition(s){whose})", inp.c1, inp.proof, inp.sector_size, inp.partitions)?;
+            writeln!(
+                out,
+                "input {i}: {} ({} {}, {} partition(s){whose})",
+                inp.c1, inp.proof, inp.sector_size, inp.partitions
+            )?;
         }
         writeln!(out)?;
         writeln!(out, "{:>5} {:>5} {:>9} {:>9} {:>9}  verified", "proof", "input", "start s", "end s", "wall s")?;

@@ -142,7 +142,11 @@ mod tests {
             for size in sizes {
                 let c = CircuitKind::new(proof, size);
                 let stem = c.stem().unwrap();
-                assert!(PARAMETERS.contains_key(&format!("{stem}.params")), "{}: {stem} is not an official name", c.name());
+                assert!(
+                    PARAMETERS.contains_key(&format!("{stem}.params")),
+                    "{}: {stem} is not an official name",
+                    c.name()
+                );
                 if let Some(p) = c.registered_post() {
                     let theirs = p.cache_params_path().unwrap();
                     assert_eq!(theirs.file_name().unwrap().to_str().unwrap(), format!("{stem}.params"));

@@ -233,9 +233,8 @@ fn decode_and_check<Tree: 'static + MerkleTreeTrait>(
     for (i, bytes) in input.vanilla.iter().enumerate() {
         let sector = public.sectors[i];
         let at = format!("VanillaProofs[{i}] (sector {})", sector.num);
-        let proof: FallbackPoStSectorProof<Tree> = bincode::deserialize(bytes).map_err(|e| {
-            anyhow!("{at}: not a vanilla proof of a {} sector ({e})", size_of(public).name())
-        })?;
+        let proof: FallbackPoStSectorProof<Tree> = bincode::deserialize(bytes)
+            .map_err(|e| anyhow!("{at}: not a vanilla proof of a {} sector ({e})", size_of(public).name()))?;
         let want = &challenges[&ids[i]];
         check_sector::<Tree>(&proof, sector.num, &sector.comm_r, want, leaves).map_err(|e| anyhow!("{at}: {e}"))?;
         out.push(proof);

@@ -65,7 +65,10 @@ where
     }
 }
 
-fn record_with<Tree: 'static + MerkleTreeTrait>(registered: RegisteredPoStProof, parallel: bool) -> Result<(R1cs, String)>
+fn record_with<Tree: 'static + MerkleTreeTrait>(
+    registered: RegisteredPoStProof,
+    parallel: bool,
+) -> Result<(R1cs, String)>
 where
     FallbackPoStCircuit<Tree>: Sync,
 {

@@ -21,8 +21,7 @@ use storage_proofs_core::parameter_cache::{CacheableParameters, VERSION};
 use storage_proofs_core::proof::ProofScheme;
 use storage_proofs_update::constants::{h_default, TreeDDomain, TreeRDomain, TreeRHasher};
 use storage_proofs_update::{
-    EmptySectorUpdate, EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PartitionProof, PublicInputs,
-    PublicParams,
+    EmptySectorUpdate, EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PartitionProof, PublicInputs, PublicParams,
 };
 
 use super::kind::with_shape;
@@ -143,7 +142,9 @@ where
 
 fn stem_of<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(pp: &PublicParams) -> String {
     let id =
-        <EmptySectorUpdateCompound<Tree> as CacheableParameters<EmptySectorUpdateCircuit<Tree>, _>>::cache_identifier(pp);
+        <EmptySectorUpdateCompound<Tree> as CacheableParameters<EmptySectorUpdateCircuit<Tree>, _>>::cache_identifier(
+            pp,
+        );
     format!("v{VERSION}-{id}")
 }
 
@@ -201,8 +202,9 @@ where
     let mut vanilla = Vec::with_capacity(input.vanilla.len());
     for (k, bytes) in input.vanilla.iter().enumerate() {
         let at = format!("VanillaProofs[{k}] (partition {k})");
-        let proof: PartitionProof<Tree> = bincode::deserialize(bytes)
-            .map_err(|e| anyhow!("{at}: not a vanilla partition proof of a {} sector update ({e})", input.size.name()))?;
+        let proof: PartitionProof<Tree> = bincode::deserialize(bytes).map_err(|e| {
+            anyhow!("{at}: not a vanilla partition proof of a {} sector update ({e})", input.size.name())
+        })?;
         check_partition(&statement, k, &proof).map_err(|e| anyhow!("{at}: {e}"))?;
         vanilla.push(proof);
     }

@@ -87,7 +87,10 @@ pub fn prove(kind: ProofKind, args: JobProveArgs) -> Result<()> {
             let input = SnapInput::load(&args.input)?;
             let backend = args.devices.backend()?;
             filsnark::job::remove_temp_files_on_interrupt();
-            (filsnark::snap::prove_with(&input, &opts, backend.as_ref())?, (format!("{:?}", input.public.registered), backend))
+            (
+                filsnark::snap::prove_with(&input, &opts, backend.as_ref())?,
+                (format!("{:?}", input.public.registered), backend),
+            )
         }
     };
     write_atomic(&args.out, &report.proof)?;

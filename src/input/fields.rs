@@ -22,7 +22,8 @@ impl<'a> Fields<'a> {
     pub fn new(file: &Path, at: &str, v: &'a Value, known: &[&str]) -> Result<Self> {
         let file = file.display().to_string();
         let where_ = if at.is_empty() { String::new() } else { format!("{at}: ") };
-        let obj = v.as_object().ok_or_else(|| anyhow!("{file}: {where_}expected a JSON object, found {}", kind_of(v)))?;
+        let obj =
+            v.as_object().ok_or_else(|| anyhow!("{file}: {where_}expected a JSON object, found {}", kind_of(v)))?;
         for key in obj.keys() {
             if !known.contains(&key.as_str()) {
                 bail!("{file}: {where_}unknown key \"{key}\" (expected {})", known.join(", "));
@@ -102,7 +103,8 @@ pub fn to_hex(b: &[u8]) -> String {
 
 /// Standard padded base64.
 pub fn base64(file: &Path, at: &str, v: &Value) -> Result<Vec<u8>> {
-    let s = v.as_str().ok_or_else(|| anyhow!("{}: {at} must be a base64 string, found {}", file.display(), kind_of(v)))?;
+    let s =
+        v.as_str().ok_or_else(|| anyhow!("{}: {at} must be a base64 string, found {}", file.display(), kind_of(v)))?;
     base64::engine::general_purpose::STANDARD
         .decode(s.trim())
         .map_err(|e| anyhow!("{}: {at} is not valid base64 ({e})", file.display()))

@@ -92,7 +92,12 @@ impl PostInput {
             .collect::<Result<Vec<_>>>()?;
         let partition = f.opt_u64("Partition")?.map(|k| k as usize);
         check_counts(registered, &sectors, partition).map_err(|e| anyhow!("{p}: {e}"))?;
-        Ok(Self { path: path.to_path_buf(), size, public: PostPublic { registered, miner_id, randomness, sectors, partition }, vanilla })
+        Ok(Self {
+            path: path.to_path_buf(),
+            size,
+            public: PostPublic { registered, miner_id, randomness, sectors, partition },
+            vanilla,
+        })
     }
 }
 
@@ -115,7 +120,10 @@ fn post_proof(f: &Fields, expect: PoStType) -> Result<RegisteredPoStProof> {
         );
     }
     use RegisteredPoStProof::*;
-    if let StackedDrgWindow2KiBV1 | StackedDrgWindow8MiBV1 | StackedDrgWindow512MiBV1 | StackedDrgWindow32GiBV1
+    if let StackedDrgWindow2KiBV1
+    | StackedDrgWindow8MiBV1
+    | StackedDrgWindow512MiBV1
+    | StackedDrgWindow32GiBV1
     | StackedDrgWindow64GiBV1 = registered
     {
         bail!(

@@ -112,7 +112,13 @@ pub fn update_sector(dir: &Path, miner: u64, num: u64, seed: u64) -> Result<Upda
     let data: Vec<u8> = (0..u64::from(unpadded)).map(|_| rng.gen()).collect();
     let staged = dir.join(format!("update-staged-{num}"));
     let mut f = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&staged)?;
-    let (piece, _) = add_piece(filecoin_proofs_api::RegisteredSealProof::StackedDrg2KiBV1_1, Cursor::new(&data), &mut f, unpadded, &[])?;
+    let (piece, _) = add_piece(
+        filecoin_proofs_api::RegisteredSealProof::StackedDrg2KiBV1_1,
+        Cursor::new(&data),
+        &mut f,
+        unpadded,
+        &[],
+    )?;
     f.seek(SeekFrom::Start(0))?;
     f.flush()?;
     let (replica, cache) = (dir.join(format!("updated-{num}")), dir.join(format!("update-cache-{num}")));
