@@ -117,7 +117,7 @@ pub fn to_base64(b: &[u8]) -> String {
 
 /// Whether 32 little-endian bytes are a canonical BLS12-381 scalar.
 pub fn is_canonical(b: &[u8; 32]) -> bool {
-    Option::<Scalar>::from(Scalar::from_repr_vartime(*b)).is_some()
+    Scalar::from_repr_vartime(*b).is_some()
 }
 
 pub fn kind_of(v: &Value) -> &'static str {
