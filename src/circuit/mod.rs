@@ -19,6 +19,8 @@ pub mod kind;
 pub mod porep;
 pub mod porep_windows;
 pub mod post;
+#[cfg(test)]
+mod post_tests;
 pub mod post_windows;
 pub mod r1cs;
 pub mod r1cs_window;

@@ -159,19 +159,25 @@ impl<Tree: 'static + MerkleTreeTrait> PostCircuits<Tree> {
     }
 }
 
-/// Decodes the vanilla proofs of a post.json, checks each against its sector and the
-/// challenges, and lays them out per partition.
+impl<Tree: 'static + MerkleTreeTrait> PostCircuits<Tree> {
+    /// Decodes the vanilla proofs of a post.json, checks each against its sector and the
+    /// challenges, and lays them out per partition.
+    pub fn from_input(input: &PostInput) -> Result<Self> {
+        let statement = PostStatement::<Tree>::new(&input.public)?;
+        let proofs = decode_and_check::<Tree>(input, &statement)?;
+        let vanilla = match input.public.typ() {
+            PoStType::Window => window_layout::<Tree>(&statement, proofs),
+            PoStType::Winning => winning_layout::<Tree>(&statement, proofs)?,
+        };
+        Ok(PostCircuits { statement, vanilla })
+    }
+}
+
 fn load<Tree: 'static + MerkleTreeTrait>(input: &PostInput) -> Result<Box<dyn ProofCircuits>>
 where
     PostCircuits<Tree>: Sync,
 {
-    let statement = PostStatement::<Tree>::new(&input.public)?;
-    let proofs = decode_and_check::<Tree>(input, &statement)?;
-    let vanilla = match input.public.typ() {
-        PoStType::Window => window_layout::<Tree>(&statement, proofs),
-        PoStType::Winning => winning_layout::<Tree>(&statement, proofs)?,
-    };
-    Ok(Box::new(PostCircuits { statement, vanilla }))
+    Ok(Box::new(PostCircuits::<Tree>::from_input(input)?))
 }
 
 /// Per partition, the sectors' proofs in order, the last partition padded with its last.

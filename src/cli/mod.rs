@@ -6,6 +6,7 @@ mod c1;
 mod jobs;
 mod params;
 mod porep;
+mod synth;
 
 use clap::{Parser, Subcommand};
 
@@ -13,8 +14,8 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "filsnark",
     version,
-    about = "Filecoin Groth16 prover: PoRep C2 from a lotus/Curio c1.json",
-    after_help = "Examples:\n  filsnark prove porep                       # prove the 2KiB sample that ships inside filsnark\n  filsnark prove porep --c1 c1.json -o proof.bin --miner-id 1000\n  filsnark verify porep --c1 c1.json --proof proof.bin --miner-id 1000\n  filsnark bench porep --c1 c1.json -j 10 -c 3 --json report.json --timeline t.svg\n  filsnark params info /var/tmp/filecoin-proof-parameters/v28-…params\n\nExit status: 0 success, 1 proof invalid, 2 error."
+    about = "Filecoin Groth16 prover: PoRep C2, WindowPoSt, WinningPoSt and SnapDeals from lotus/Curio inputs",
+    after_help = "Examples:\n  filsnark prove porep                       # prove the 2KiB sample that ships inside filsnark\n  filsnark prove porep --c1 c1.json -o proof.bin --miner-id 1000\n  filsnark verify porep --c1 c1.json --proof proof.bin --miner-id 1000\n  filsnark bench porep --c1 c1.json -j 10 -c 3 --json report.json --timeline t.svg\n  filsnark prove window-post --in post.json -o post.proof\n  filsnark prove snap --in snap.json -o snap.proof\n  filsnark params info /var/tmp/filecoin-proof-parameters/v28-…params\n\nExit status: 0 success, 1 proof invalid, 2 error."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -35,6 +36,12 @@ enum Cmd {
     /// Synthesize or check c1.json files (commit phase 1 outputs).
     #[command(subcommand)]
     C1(c1::C1Cmd),
+    /// Synthesize post.json files (WindowPoSt, WinningPoSt inputs) without sealing.
+    #[command(subcommand)]
+    Post(synth::PostCmd),
+    /// Synthesize snap.json files (SnapDeals inputs) without sealing.
+    #[command(subcommand)]
+    Snap(synth::SnapCmd),
     /// Inspect parameter files.
     #[command(subcommand)]
     Params(params::ParamsCmd),
@@ -76,6 +83,8 @@ pub fn run() -> i32 {
         Cmd::Verify(c) => porep::verify(c),
         Cmd::Bench(c) => bench::run(c),
         Cmd::C1(c) => c1::run(c),
+        Cmd::Post(c) => synth::post(c),
+        Cmd::Snap(c) => synth::snap(c),
         Cmd::Params(c) => params::run(c),
         Cmd::Info => info(),
         Cmd::Selftest(SelftestCmd::Gpu { n, seed }) => selftest_gpu(n, seed),
