@@ -169,3 +169,59 @@ fn same_seed_gives_the_same_post_bytes() {
     assert_ne!(x, prove("window-post", &params, &input, &d.join("z"), Some("8")));
     assert!(window_ok(&r, &sectors, &x));
 }
+
+/// `post synth` and `snap synth` inputs (no sealing) prove, and filecoin-proofs' verifiers
+/// accept the proofs for the synthetic sectors' public data.
+#[test]
+fn synthetic_inputs_pass_filecoin_proofs_verifiers() {
+    let params = init_post_env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let post = d.join("post.json");
+    let o = filsnark(&[
+        "post",
+        "synth",
+        "--proof",
+        "window-post",
+        "--sector-size",
+        "2KiB",
+        "--sectors",
+        "3",
+        "--seed",
+        "9",
+        "-o",
+        path_str(&post),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let proof = prove("window-post", &params, &post, &d.join("post.proof"), None);
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&post).unwrap()).unwrap();
+    let hex32 = |v: &serde_json::Value| filsnark::input::fields::hex32(v.as_str().unwrap()).unwrap();
+    let r = hex32(&j["Randomness"]);
+    let sectors: Vec<Sector> = j["Sectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| Sector {
+            num: s["SectorNum"].as_u64().unwrap(),
+            comm_r: hex32(&s["CommR"]),
+            cache: d.into(),
+            replica: d.into(),
+        })
+        .collect();
+    assert!(window_ok(&r, &sectors, &proof), "verify_window_post rejected the synthetic input's proof");
+
+    let snap = d.join("snap.json");
+    let o = filsnark(&["snap", "synth", "--sector-size", "2KiB", "--seed", "9", "-o", path_str(&snap)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let proof = prove("snap", &params, &snap, &d.join("snap.proof"), None);
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&snap).unwrap()).unwrap();
+    let ok = verify_empty_sector_update_proof(
+        fixtures::UPDATE,
+        &proof,
+        hex32(&j["CommROld"]),
+        hex32(&j["CommRNew"]),
+        hex32(&j["CommDNew"]),
+    )
+    .unwrap();
+    assert!(ok, "verify_empty_sector_update_proof rejected the synthetic input's proof");
+}

@@ -137,7 +137,9 @@ fn bytes32<D: Domain>(d: &D) -> [u8; 32] {
 }
 
 /// comm_r_old, comm_r_new, comm_d_new and the bincode of every partition's vanilla proof.
-fn partitions_with<Tree>(size: PorepKind, seed: u64) -> Result<([[u8; 32]; 3], Vec<Vec<u8>>)>
+type Update = ([[u8; 32]; 3], Vec<Vec<u8>>);
+
+fn partitions_with<Tree>(size: PorepKind, seed: u64) -> Result<Update>
 where
     Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>,
 {
