@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use blstrs::Scalar;
 use ff::Field;
-use filsnark::cpu::ntt::Domain;
+use filsnark::cpu::ntt::EvaluationDomain;
 use rand::SeedableRng;
 
 fn main() {
@@ -33,7 +33,7 @@ fn main() {
     let dt = t.elapsed().as_secs_f64();
     println!("fr mul (1 thread, independent): {:.1} ns", dt / (8.0 * x.len() as f64) * 1e9);
 
-    let d = Domain::new(log_ntt);
+    let d = EvaluationDomain::new(log_ntt);
     let mut v: Vec<Scalar> = (0..d.n).map(|_| Scalar::random(&mut rng)).collect();
     let t = Instant::now();
     filsnark::cpu::ntt::bit_reverse(&mut v, log_ntt);
@@ -46,7 +46,7 @@ fn main() {
 
     let n = 1usize << log_msm;
     // Distinct points P_i = P_0 + i·G, as in an SRS (no repeats).
-    let pts: Vec<blst::blst_p1_affine> = {
+    let pts: Vec<filsnark::ec::P1Affine> = {
         use group::{Curve, Group};
         let mut acc = blstrs::G1Projective::random(&mut rng);
         let g = blstrs::G1Projective::generator();
@@ -59,10 +59,10 @@ fn main() {
         let mut aff = vec![blstrs::G1Affine::default(); n];
         blstrs::G1Projective::batch_normalize(&proj, &mut aff);
         let raw: Vec<u8> = aff.iter().flat_map(|p| p.to_uncompressed()).collect();
-        filsnark::srs::points::all_g1(&raw)
+        filsnark::srs::points::all::<filsnark::ec::G1>(&raw)
     };
     let scalars: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
-    let split = filsnark::cpu::msm::Split::dense(scalars.iter().map(filsnark::cpu::msm::to_blst_scalar).collect());
+    let split = filsnark::cpu::msm::Split::dense(scalars.iter().map(filsnark::ec::scalar_bytes).collect());
     let t = Instant::now();
     let _ = filsnark::cpu::msm::msm_g1(&pts, &split.scalars);
     println!("msm g1 2^{log_msm} (blst): {:.3} s", t.elapsed().as_secs_f64());

@@ -1,13 +1,12 @@
 //! One proof job from end to end, whatever its kind: an [`Input`] through the pipeline on a
 //! backend, every partition proof verified before anything is written ([`prove_input`]); the
 //! check of a proof against what its verifier knows ([`verify_proof`]); the atomic write of
-//! the output ([`write_atomic`]). `porep`, `post` and `snap` build their inputs and statements
-//! and call these.
-use std::io::Write;
+//! the output is [`crate::output`]'s. `porep`, `post` and `snap` build their inputs and
+//! statements and call these.
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 
 use crate::circuit::ProofStatement;
 use crate::groth16::{PreparedVerifyingKey, Proof};
@@ -115,32 +114,4 @@ pub fn verify_proof(
         }
     }
     Ok(Ok(()))
-}
-
-/// Writes `bytes` to `path` atomically: a temp file beside it, fsync, rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| anyhow!("{}: not a file path", path.display()))?;
-    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    let _pending = crate::interrupt::register(&tmp);
-    let res = (|| -> Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        Ok(())
-    })();
-    if res.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    res.with_context(|| format!("{}: cannot write the proof", path.display()))
-}
-
-/// Makes Ctrl-C (SIGINT) and SIGTERM remove the temp file of any [`write_atomic`] in progress
-/// before the process exits (status 128 + signal, 130 for Ctrl-C). Without it a signal that
-/// lands between the temp file's creation and its rename would leave the temp file behind (never
-/// a partial proof under the real name: that only appears by rename). Call once from a command
-/// that writes proofs; a second call does nothing.
-pub fn remove_temp_files_on_interrupt() {
-    crate::interrupt::install();
 }

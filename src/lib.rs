@@ -6,7 +6,7 @@
 //! - [`srs`]     — the official `.params`/`.vk` format: mmap, section offsets, validation, lookup.
 //! - [`groth16`] — backend-independent Groth16: H polynomial plan, proof assembly, encoding, verification.
 //! - [`cpu`]     — NTT and MSM on the CPU (blst + rayon): the reference and the fallback.
-//! - [`ec`]      — point constructors over blst's raw types, shared by the GPU layout and setup.
+//! - [`ec`]      — the curve layer over blst: G1/G2 arithmetic, fields, encodings, generator tables.
 //! - [`gpu`]     — CUDA driver runtime (cudarc), embedded PTX modules, kernel launchers.
 //! - [`pipeline`] — partitions through the host lock and the device locks, memory budget, timings.
 //! - [`bench`]   — `bench porep`: the report (JSON, tables) and the SVG timeline.
@@ -22,8 +22,8 @@ pub mod field;
 pub mod gpu;
 pub mod groth16;
 pub mod input;
-pub mod interrupt;
 pub mod job;
+pub mod output;
 pub mod pipeline;
 pub mod porep;
 pub mod post;

@@ -6,16 +6,15 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::circuit::{statement, SealPublic, SectorIdentity};
+use crate::circuit::{statement, SealPublic};
 use crate::cpu::backend::CpuBackend;
 use crate::groth16::{PreparedVerifyingKey, Proof};
 use crate::input::C1Input;
+use crate::input::SectorIdentity;
 use crate::pipeline::proofs::{Input, ParamsCache};
 use crate::prover::Backend;
 
-pub use crate::job::{
-    default_concurrency, load_vk, remove_temp_files_on_interrupt, write_atomic, PartitionReport, ProveReport,
-};
+pub use crate::job::{default_concurrency, load_vk, PartitionReport, ProveReport};
 
 pub struct ProveOptions {
     pub sector: SectorIdentity,

@@ -157,7 +157,7 @@ fn params_with_a_section_count_off_by_one() {
 
 #[test]
 fn params_of_another_sector_size() {
-    // The 8MiB PoRep circuit's l section (3,842,449 aux variables; FACTS.md) under the 2KiB name.
+    // The 8MiB PoRep circuit's l section (3,842,449 aux variables; docs/facts.md) under the 2KiB name.
     let dir = tempfile::tempdir().unwrap();
     let mut c = counts_2kib();
     c[1] = 3_842_449;

@@ -128,7 +128,7 @@ fn synthetic_8mib_witness_satisfies_the_circuit() {
     let dir = tempfile::tempdir().unwrap();
     let path = synth(dir.path(), "8MiB", 2000, 3, 4);
     let c1 = filsnark::input::C1Input::load(&path).unwrap();
-    let sector = filsnark::circuit::SectorIdentity { miner_id: 2000, sector_num: 3 };
+    let sector = filsnark::input::SectorIdentity { miner_id: 2000, sector_num: 3 };
     let circuits = filsnark::circuit::circuits_from_c1(&c1, &sector).unwrap();
     let w = circuits.synthesize(0).unwrap();
     assert_eq!(w.inputs, circuits.public_inputs(0).unwrap(), "public inputs differ from the verifier's");

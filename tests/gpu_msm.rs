@@ -7,7 +7,8 @@
 use blst::*;
 use blstrs::Scalar;
 use ff::Field;
-use filsnark::cpu::msm::{msm_g1, msm_g2, to_blst_scalar};
+use filsnark::cpu::msm::{msm_g1, msm_g2};
+use filsnark::ec::{scalar_bytes, Curve};
 use filsnark::gpu::layout::{fr_words, Group, G1, G2};
 use filsnark::gpu::msm::{bench_batch_add, bench_msm_g1, bench_msm_g2, Msm, Points};
 use filsnark::gpu::selftest::{affine, random_points};
@@ -113,7 +114,7 @@ fn upload_points<G: Group>(gpu: &Gpu, p: &[G::Aff]) -> DeviceBuffer<u32> {
 
 fn reference<G: TestGroup>(p: &[G::Aff], s: &[Scalar]) -> G::Jac {
     let (pp, ss): (Vec<G::Aff>, Vec<blst_scalar>) =
-        p.iter().zip(s).filter(|(p, _)| !is_inf::<G>(p)).map(|(p, s)| (*p, to_blst_scalar(s))).unzip();
+        p.iter().zip(s).filter(|(p, _)| !is_inf::<G>(p)).map(|(p, s)| (*p, scalar_bytes(s))).unzip();
     if pp.is_empty() {
         return G::Jac::default();
     }

@@ -6,7 +6,7 @@
 use blstrs::Scalar;
 use ff::Field;
 use filsnark::cpu::h_poly::h_poly;
-use filsnark::cpu::ntt::Domain;
+use filsnark::cpu::ntt::EvaluationDomain;
 use filsnark::gpu::ntt::{bench_h_with, bench_ntt_with, plan, scalar_words, Ntt, Occupancy, WORDS};
 use filsnark::gpu::{DeviceBuffer, Gpu};
 use rand::{RngCore, SeedableRng};
@@ -80,7 +80,7 @@ fn check_ntt(gpu: &Gpu, ntt: &Ntt, log_n: u32, inverse: bool, seed: u64) {
     let n = 1usize << log_n;
     let x = random(n, seed, (log_n as u64) << 1 | inverse as u64);
     let mut want = x.clone();
-    let d = Domain::new(log_n);
+    let d = EvaluationDomain::new(log_n);
     if inverse {
         d.intt(&mut want)
     } else {

@@ -64,7 +64,7 @@ fn filsnark_prove_and_verify_with_setup_params() {
     let vk = std::fs::read(dir.join(format!("{STEM_2KIB}.vk"))).unwrap();
     let head = std::fs::read(&params).unwrap();
     assert_eq!(&head[..vk.len()], &vk[..], "the .vk file is not the head of the .params file");
-    assert_eq!(head.len(), 1_114_707_768, "2KiB .params size (FACTS.md)");
+    assert_eq!(head.len(), 1_114_707_768, "2KiB .params size (docs/facts.md)");
     drop(head);
 
     let info = filsnark(&["params", "info", s(&params)]);

@@ -12,6 +12,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::cpu::h_poly::h_poly_blst;
+use crate::ec::sample::random_progression;
+use crate::ec::scalar::as_bytes;
+use crate::ec::{scalar_bytes, Curve, ScalarBytes, G1};
 
 /// One kernel's seconds on each path.
 pub struct Row {
@@ -43,7 +46,7 @@ pub fn h_poly_row(log_n: u32) -> Result<Row> {
     {
         use crate::cpu::avx512::{available, ntt};
         if available() {
-            let d = ntt::Domain::new(log_n);
+            let d = ntt::LaneDomain::new(log_n);
             let run = || ntt::h_poly(&d, abc[0].clone(), abc[1].clone(), abc[2].clone());
             run();
             let (t, got) = seconds(run);
@@ -58,13 +61,10 @@ pub fn h_poly_row(log_n: u32) -> Result<Row> {
 
 /// Σ k_i·P_i over 2^log_n random G1 points and scalars: both paths, checked equal.
 pub fn msm_g1_row(log_n: u32) -> Result<Row> {
-    use crate::gpu::layout::G1;
-    use crate::gpu::selftest::{affine, random_points};
     let n = 1usize << log_n;
-    let points = affine::<G1>(&random_points::<G1>(n, 7, 1));
-    let scalars: Vec<blst::blst_scalar> = random_scalars(n, 4).iter().map(crate::cpu::msm::to_blst_scalar).collect();
-    let bytes: Vec<u8> = scalars.iter().flat_map(|s| s.b).collect();
-    let (blst, want) = seconds(|| blst::MultiPoint::mult(&points[..], &bytes, 255));
+    let points = random_progression::<G1>(n, &mut ChaCha8Rng::seed_from_u64(7));
+    let scalars: Vec<ScalarBytes> = random_scalars(n, 4).iter().map(scalar_bytes).collect();
+    let (blst, want) = seconds(|| G1::msm(&points, as_bytes(&scalars), 255));
     let mut avx512 = None;
     #[cfg(target_arch = "x86_64")]
     {
@@ -73,7 +73,7 @@ pub fn msm_g1_row(log_n: u32) -> Result<Row> {
             let run = || msm::msm_g1(&points, &scalars);
             run();
             let (t, got) = seconds(run);
-            if !unsafe { blst::blst_p1_is_equal(&got, &want) } {
+            if !G1::eq(&got, &want) {
                 bail!("bench cpu: the AVX-512 G1 MSM differs from blst's at 2^{log_n}");
             }
             avx512 = Some(t);

@@ -20,8 +20,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::circuit::SectorIdentity;
 use crate::input::C1Input;
+use crate::input::SectorIdentity;
 use crate::pipeline::proofs::{self as pp, Events, Input, ParamsCache};
 use crate::prover::Backend;
 use report::BenchReport;
@@ -62,7 +62,7 @@ impl Events for BenchEvents {
     }
     fn proof_done(&self, proof: usize, bytes: &[u8]) -> Result<()> {
         if let Some(dir) = &self.out_dir {
-            crate::job::write_atomic(&dir.join(proof_file_name(proof)), bytes)?;
+            crate::output::write_atomic(&dir.join(proof_file_name(proof)), bytes)?;
         }
         let n = self.proofs_done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         match &self.bar {

@@ -36,7 +36,7 @@ use blstrs::Scalar;
 
 pub use density::Density;
 pub use kind::{CircuitKind, ProofKind};
-pub use porep::{blank_porep, circuits_from_c1, statement, CircuitsDyn, SealPublic, SectorIdentity, Statement};
+pub use porep::{blank_porep, circuits_from_c1, statement, CircuitsDyn, SealPublic, Statement};
 pub use witness::Assignment;
 
 /// What the verifier of one proof knows: its partitions' public inputs and the parameter

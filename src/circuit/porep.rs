@@ -24,7 +24,7 @@ use storage_proofs_porep::stacked::{
 };
 
 use super::witness::{Assignment, WitnessCs};
-use crate::input::{prover_id, C1Input, PorepKind};
+use crate::input::{prover_id, C1Input, PorepKind, SectorIdentity};
 
 /// What the verifier of a PoRep proof knows, for any tree shape.
 pub trait Statement: Send + Sync {
@@ -50,13 +50,6 @@ pub struct PorepStatement<Tree: 'static + MerkleTreeTrait> {
 pub struct PorepCircuits<Tree: 'static + MerkleTreeTrait> {
     pub(super) statement: PorepStatement<Tree>,
     pub(super) vanilla: Vec<Vec<VanillaProof<Tree, G>>>,
-}
-
-/// The sector a proof is about, as lotus names it.
-#[derive(Clone, Debug)]
-pub struct SectorIdentity {
-    pub miner_id: u64,
-    pub sector_num: u64,
 }
 
 /// The public part of a seal: what `verify_seal` takes besides the proof.
@@ -168,7 +161,7 @@ impl<Tree: 'static + MerkleTreeTrait> PorepCircuits<Tree> {
     }
 }
 
-/// Constraints per partition (FACTS.md), so the recording vectors are allocated once.
+/// Constraints per partition (docs/facts.md), so the recording vectors are allocated once.
 pub fn expected_constraints(kind: PorepKind) -> usize {
     match kind {
         PorepKind::S2KiB => 2_687_961,

@@ -28,10 +28,10 @@ use storage_proofs_core::sector::SectorId;
 use storage_proofs_core::util::NODE_SIZE;
 use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, SectorProof};
 
-use super::kind::with_shape;
 use super::witness::Assignment;
 use super::{ProofCircuits, ProofStatement};
 use crate::input::post::{window_partitions, PostInput, PostPublic};
+use crate::input::proof_type::with_shape;
 use crate::input::{prover_id, PorepKind};
 
 pub(super) type TreeDomain<Tree> = <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain;

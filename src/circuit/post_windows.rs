@@ -16,11 +16,11 @@ use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound};
 
-use super::kind::with_shape;
 use super::post::{params_stem_of, public_params, PostCircuits};
 use super::r1cs::{R1cs, R1csCs};
 use super::window::{synthesize_windows, ChallengeCircuit};
 use super::witness::{Assignment, WitnessCs};
+use crate::input::proof_type::with_shape;
 use crate::input::PorepKind;
 
 /// One partition's circuit, its sectors as challenges.

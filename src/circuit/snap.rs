@@ -24,10 +24,10 @@ use storage_proofs_update::{
     EmptySectorUpdate, EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PartitionProof, PublicInputs, PublicParams,
 };
 
-use super::kind::with_shape;
 use super::r1cs::{R1cs, R1csCs};
 use super::witness::{Assignment, WitnessCs};
 use super::{ProofCircuits, ProofStatement};
+use crate::input::proof_type::with_shape;
 use crate::input::{PorepKind, SnapInput, SnapPublic};
 
 /// What the verifier of a SnapDeals proof knows.

@@ -11,7 +11,8 @@ use super::porep_windows::{measured_span, record_porep};
 use super::r1cs::{R1cs, R1csCs};
 use super::window::{synthesize_windows, ChallengeCircuit, Span};
 use super::witness::{Assignment, WitnessCs};
-use super::{CircuitsDyn, SectorIdentity, Statement};
+use super::{CircuitsDyn, Statement};
+use crate::input::SectorIdentity;
 use crate::input::{C1Input, PorepKind};
 use crate::synth::{synth_c1, SynthOptions};
 

@@ -8,7 +8,8 @@ use clap::{Args, Subcommand};
 use filsnark::bench::{self, BenchOptions};
 use filsnark::circuit::ProofKind;
 use filsnark::input::{PostInput, SnapInput};
-use filsnark::job::{default_concurrency, write_atomic};
+use filsnark::job::default_concurrency;
+use filsnark::output::write_atomic;
 use filsnark::pipeline::budget::parse_size;
 use filsnark::pipeline::proofs::{Input, ParamsCache};
 
@@ -191,7 +192,7 @@ fn bench_job(kind: ProofKind, args: &JobBenchArgs) -> Result<()> {
 }
 
 fn run_and_report(loaded: &[Input], opts: &BenchOptions, args: &ReportArgs) -> Result<()> {
-    filsnark::job::remove_temp_files_on_interrupt();
+    filsnark::output::remove_temp_files_on_interrupt();
     let backend = args.devices.backend()?;
     let report = bench::run(loaded, opts, backend.as_ref())?;
     if let Some(path) = &args.json {

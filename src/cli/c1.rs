@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use filsnark::circuit::SectorIdentity;
+use filsnark::input::SectorIdentity;
 use filsnark::input::{C1Input, PorepKind};
 use filsnark::synth::{self, SynthOptions};
 
@@ -66,10 +66,10 @@ pub fn run(cmd: C1Cmd) -> Result<()> {
 }
 
 fn synth_cmd(a: SynthArgs) -> Result<()> {
-    filsnark::porep::remove_temp_files_on_interrupt();
+    filsnark::output::remove_temp_files_on_interrupt();
     let opts = SynthOptions { kind: a.sector_size, miner_id: a.miner_id, sector_num: a.sector_num, seed: a.seed };
     let s = synth::synth_c1(&opts)?;
-    filsnark::porep::write_atomic(&a.out, &s.wrapper)?;
+    filsnark::output::write_atomic(&a.out, &s.wrapper)?;
     let st = &s.stats;
     println!(
         "{}: synthetic {} c1 for miner t0{} sector {} (seed {})",

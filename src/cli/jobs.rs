@@ -7,7 +7,8 @@ use clap::Args;
 use filecoin_proofs_api::PoStType;
 use filsnark::circuit::ProofKind;
 use filsnark::input::{PostInput, SnapInput};
-use filsnark::job::{write_atomic, JobOptions, ProveReport};
+use filsnark::job::{JobOptions, ProveReport};
+use filsnark::output::write_atomic;
 use filsnark::pipeline::budget::{parse_size, Bytes};
 use filsnark::prover::Backend;
 
@@ -72,7 +73,7 @@ pub fn prove(kind: ProofKind, args: JobProveArgs) -> Result<()> {
         Some(t) => {
             let input = PostInput::load(&args.input, t)?;
             let backend = args.devices.backend()?;
-            filsnark::job::remove_temp_files_on_interrupt();
+            filsnark::output::remove_temp_files_on_interrupt();
             let p = &input.public;
             let what = format!(
                 "{:?}, miner t0{}, {} sector(s){}",
@@ -86,7 +87,7 @@ pub fn prove(kind: ProofKind, args: JobProveArgs) -> Result<()> {
         None => {
             let input = SnapInput::load(&args.input)?;
             let backend = args.devices.backend()?;
-            filsnark::job::remove_temp_files_on_interrupt();
+            filsnark::output::remove_temp_files_on_interrupt();
             (
                 filsnark::snap::prove_with(&input, &opts, backend.as_ref())?,
                 (format!("{:?}", input.public.registered), backend),

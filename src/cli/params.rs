@@ -87,7 +87,7 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
             let out = out.expect("clap requires --out");
             let progress = std::io::stderr().is_terminal();
             let opts = SetupOptions { kind, out_dir: out, seed, force, progress, log: true, device };
-            filsnark::interrupt::install();
+            filsnark::output::remove_temp_files_on_interrupt();
             let r = setup::setup_circuit(&opts, proof)?;
             let s = &r.shape;
             println!(

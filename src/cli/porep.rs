@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use filsnark::circuit::SectorIdentity;
 use filsnark::devices;
 use filsnark::input::C1Input;
+use filsnark::input::SectorIdentity;
 use filsnark::pipeline::budget::parse_size;
 use filsnark::porep::{self, ProveOptions};
 use filsnark::prover::{Backend, DeviceChoice};
@@ -206,7 +206,7 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
     };
     let (c1, sector) = args.sector.load()?;
     let backend = args.devices.backend()?;
-    porep::remove_temp_files_on_interrupt();
+    filsnark::output::remove_temp_files_on_interrupt();
     let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
     let opts = ProveOptions {
         sector: sector.clone(),
@@ -216,7 +216,7 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         mem_budget: args.mem_budget,
     };
     let report = porep::prove_with(&c1, &opts, backend.as_ref())?;
-    porep::write_atomic(&out, &report.proof)?;
+    filsnark::output::write_atomic(&out, &report.proof)?;
     println!(
         "proof: {} ({} bytes, {} partition(s), {} sector, miner t0{} sector {}), verified",
         out.display(),

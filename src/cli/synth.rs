@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use filsnark::circuit::{CircuitKind, ProofKind};
 use filsnark::input::PorepKind;
-use filsnark::job::write_atomic;
+use filsnark::output::write_atomic;
 use filsnark::synth::post::{synth_post, PostSynthOptions};
 
 #[derive(Subcommand)]

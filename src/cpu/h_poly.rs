@@ -9,7 +9,7 @@ use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
 
-use super::ntt::{from_bitrev, Direction, Domain};
+use super::ntt::{from_bitrev, Direction, EvaluationDomain};
 
 pub fn h_poly(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Scalar> {
     #[cfg(target_arch = "x86_64")]
@@ -17,7 +17,7 @@ pub fn h_poly(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Scalar> {
         use super::avx512;
         let log_n = a.len().next_power_of_two().trailing_zeros();
         if avx512::available() && log_n >= avx512::ntt::MIN_LOG_N {
-            return avx512::ntt::h_poly(&avx512::ntt::Domain::cached(log_n), a, b, c);
+            return avx512::ntt::h_poly(&avx512::ntt::LaneDomain::cached(log_n), a, b, c);
         }
     }
     h_poly_blst(a, b, c)
@@ -25,21 +25,21 @@ pub fn h_poly(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Scalar> {
 
 /// [`h_poly`] as the MSM takes its scalars (canonical, little-endian; on AVX-512 IFMA straight
 /// from the transform's form).
-pub fn h_scalars(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<blst::blst_scalar> {
+pub fn h_scalars(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<crate::ec::ScalarBytes> {
     #[cfg(target_arch = "x86_64")]
     {
         use super::avx512;
         let log_n = a.len().next_power_of_two().trailing_zeros();
         if avx512::available() && log_n >= avx512::ntt::MIN_LOG_N {
-            return avx512::ntt::h_poly_scalars(&avx512::ntt::Domain::cached(log_n), a, b, c);
+            return avx512::ntt::h_poly_scalars(&avx512::ntt::LaneDomain::cached(log_n), a, b, c);
         }
     }
-    h_poly_blst(a, b, c).par_iter().with_min_len(1 << 12).map(super::msm::to_blst_scalar).collect()
+    h_poly_blst(a, b, c).par_iter().with_min_len(1 << 12).map(crate::ec::scalar_bytes).collect()
 }
 
 /// [`h_poly`] with blst's Fr arithmetic, one element at a time.
 pub fn h_poly_blst(mut a: Vec<Scalar>, mut b: Vec<Scalar>, mut c: Vec<Scalar>) -> Vec<Scalar> {
-    let d = Domain::for_len(a.len());
+    let d = EvaluationDomain::for_len(a.len());
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
     for v in [&mut a, &mut b, &mut c] {
         v.resize(d.n, Scalar::ZERO);
@@ -75,7 +75,7 @@ mod tests {
         let c: Vec<Scalar> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
         let h = h_poly(a.clone(), b.clone(), c.clone());
         assert_eq!(h.len(), n - 1);
-        let d = Domain::new(10);
+        let d = EvaluationDomain::new(10);
         let interp = |mut v: Vec<Scalar>| {
             v.resize(n, Scalar::ZERO);
             d.intt(&mut v);

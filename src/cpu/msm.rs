@@ -3,10 +3,11 @@
 //! Most witness values of Filecoin circuits are bits, so scalars are split three ways: 0 is
 //! skipped, 1 sends its point to a batch addition, anything else goes to the real MSM. Points
 //! are decoded from the mmapped section only when their scalar is not 0.
-use blst::{blst_fr, blst_p1, blst_p1_affine, blst_p2, blst_p2_affine, blst_scalar, MultiPoint};
 use blstrs::Scalar;
 
-use crate::srs::points::{gather_g1, gather_g2};
+use crate::ec::scalar::as_bytes;
+use crate::ec::{scalar_bytes, Curve, P1Affine, P2Affine, ScalarBytes, G1, G2, P1, P2};
+use crate::srs::points::gather;
 
 /// Point indices of a query split by their scalar.
 #[derive(Default)]
@@ -17,7 +18,7 @@ pub struct Split {
     /// scalar i meets point i).
     pub others: Vec<u32>,
     /// The MSM's scalars, in the order of `others` (or of the points, dense).
-    pub scalars: Vec<blst_scalar>,
+    pub scalars: Vec<ScalarBytes>,
     /// Every point goes to the MSM, scalar i with point i (a dense query).
     pub dense: bool,
 }
@@ -33,14 +34,14 @@ impl Split {
                 s.ones.push(i as u32);
             } else {
                 s.others.push(i as u32);
-                s.scalars.push(to_blst_scalar(v));
+                s.scalars.push(scalar_bytes(v));
             }
         }
         s
     }
 
     /// Every scalar goes to the MSM (for dense queries such as h).
-    pub fn dense(scalars: Vec<blst_scalar>) -> Self {
+    pub fn dense(scalars: Vec<ScalarBytes>) -> Self {
         Split { dense: true, ones: Vec::new(), others: Vec::new(), scalars }
     }
 
@@ -54,115 +55,82 @@ impl Split {
     }
 }
 
-pub fn to_blst_scalar(v: &Scalar) -> blst_scalar {
-    let mut out = blst_scalar::default();
-    let fr: blst_fr = (*v).into();
-    unsafe { blst::blst_scalar_from_fr(&mut out, &fr) };
-    out
-}
-
-fn scalar_bytes(s: &[blst_scalar]) -> &[u8] {
-    // blst_scalar is #[repr(C)] { b: [u8; 32] }.
-    unsafe { std::slice::from_raw_parts(s.as_ptr() as *const u8, s.len() * 32) }
-}
-
-/// Σ points[i] (batch affine addition).
-pub fn batch_add_g1(points: &[blst_p1_affine]) -> blst_p1 {
-    if points.is_empty() {
-        return blst_p1::default();
-    }
-    points.add()
-}
-
-pub fn batch_add_g2(points: &[blst_p2_affine]) -> blst_p2 {
-    if points.is_empty() {
-        return blst_p2::default();
-    }
-    points.add()
-}
-
 /// Σ scalars[i]·points[i]: on AVX-512 IFMA from [`AVX512_MIN_POINTS`] points on
 /// ([`super::avx512::msm`], the same point), else blst.
-pub fn msm_g1(points: &[blst_p1_affine], scalars: &[blst_scalar]) -> blst_p1 {
+pub fn msm_g1(points: &[P1Affine], scalars: &[ScalarBytes]) -> P1 {
     if points.is_empty() {
-        return blst_p1::default();
+        return P1::default();
     }
     #[cfg(target_arch = "x86_64")]
     if points.len() >= AVX512_MIN_POINTS && super::avx512::available() {
         return super::avx512::msm::msm_g1(points, &scalars[..points.len()]);
     }
-    points.mult(scalar_bytes(scalars), 255)
+    G1::msm(points, as_bytes(scalars), 255)
 }
 
 /// Below this many points blst's MSM is as fast as the AVX-512 one (2^10: both 18 ms, 2^11: 21 ms vs
 /// 31 ms, on 2 cores of a Sapphire Rapids).
 pub const AVX512_MIN_POINTS: usize = 1 << 11;
 
-pub fn msm_g2(points: &[blst_p2_affine], scalars: &[blst_scalar]) -> blst_p2 {
-    if points.is_empty() {
-        return blst_p2::default();
-    }
-    points.mult(scalar_bytes(scalars), 255)
+/// Σ scalars[i]·points[i] over G2 by blst.
+pub fn msm_g2(points: &[P2Affine], scalars: &[ScalarBytes]) -> P2 {
+    G2::msm(points, as_bytes(scalars), 255)
 }
 
 /// The query Σ s_i·P_i over a G1 section's raw bytes, by the split. A dense query on AVX-512
 /// reads the points straight from the bytes (no vector of decoded points).
-pub fn query_g1(raw: &[u8], split: &Split) -> blst_p1 {
+pub fn query_g1(raw: &[u8], split: &Split) -> P1 {
     #[cfg(target_arch = "x86_64")]
     if split.dense && split.scalars.len() >= AVX512_MIN_POINTS && super::avx512::available() {
         let bytes = &raw[..split.scalars.len() * crate::srs::points::G1_BYTES];
-        return super::avx512::msm::msm_g1_from(super::avx512::msm::Points::Raw(bytes), &split.scalars);
+        return super::avx512::msm::msm_g1_from(super::avx512::msm::G1Points::Raw(bytes), &split.scalars);
     }
     let ones = sum_g1(raw, &split.ones);
-    let rest = msm_g1(&gather_g1(raw, &split.msm_indices()), &split.scalars);
-    let mut out = blst_p1::default();
-    unsafe { blst::blst_p1_add_or_double(&mut out, &ones, &rest) };
-    out
+    let rest = msm_g1(&gather::<G1>(raw, &split.msm_indices()), &split.scalars);
+    G1::add(&ones, &rest)
 }
 
 /// Σ of the points `indices` of a G1 section's raw bytes: on AVX-512 IFMA from
 /// [`AVX512_MIN_POINTS`] points on, straight from the bytes ([`super::avx512::msm::sum_g1_raw`]),
 /// else decoded by blst and batch-added.
-fn sum_g1(raw: &[u8], indices: &[u32]) -> blst_p1 {
+fn sum_g1(raw: &[u8], indices: &[u32]) -> P1 {
     #[cfg(target_arch = "x86_64")]
     if indices.len() >= AVX512_MIN_POINTS && super::avx512::available() {
         return super::avx512::msm::sum_g1_raw(raw, indices);
     }
-    batch_add_g1(&gather_g1(raw, indices))
+    G1::sum(&gather::<G1>(raw, indices))
 }
 
 /// The query Σ s_i·Q_i over a G2 section's raw bytes, by the split: on AVX-512 IFMA, from
 /// [`AVX512_MIN_POINTS`] points on, straight from the bytes ([`super::avx512::msm::msm_g2_raw`],
 /// [`super::avx512::msm::sum_g2_raw`]), else decoded by blst.
-pub fn query_g2(raw: &[u8], split: &Split) -> blst_p2 {
+pub fn query_g2(raw: &[u8], split: &Split) -> P2 {
     let ones = sum_g2(raw, &split.ones);
     let rest = msm_g2_split(raw, split);
-    let mut out = blst_p2::default();
-    unsafe { blst::blst_p2_add_or_double(&mut out, &ones, &rest) };
-    out
+    G2::add(&ones, &rest)
 }
 
-fn sum_g2(raw: &[u8], indices: &[u32]) -> blst_p2 {
+fn sum_g2(raw: &[u8], indices: &[u32]) -> P2 {
     #[cfg(target_arch = "x86_64")]
     if indices.len() >= AVX512_MIN_POINTS && super::avx512::available() {
         return super::avx512::msm::sum_g2_raw(raw, indices);
     }
-    batch_add_g2(&gather_g2(raw, indices))
+    G2::sum(&gather::<G2>(raw, indices))
 }
 
-fn msm_g2_split(raw: &[u8], split: &Split) -> blst_p2 {
+fn msm_g2_split(raw: &[u8], split: &Split) -> P2 {
     #[cfg(target_arch = "x86_64")]
     if split.scalars.len() >= AVX512_MIN_POINTS && super::avx512::available() {
         return super::avx512::msm::msm_g2_raw(raw, &split.msm_indices(), &split.scalars);
     }
-    msm_g2(&gather_g2(raw, &split.msm_indices()), &split.scalars)
+    msm_g2(&gather::<G2>(raw, &split.msm_indices()), &split.scalars)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use ff::Field;
-    use group::{Curve, Group};
+    use group::{Curve as _, Group};
     use rand::SeedableRng;
 
     #[test]
@@ -181,7 +149,7 @@ mod tests {
         let want: blstrs::G1Projective = pts.iter().zip(&scalars).map(|(p, s)| p * s).sum();
         let got = query_g1(&raw, &Split::new(scalars.iter()));
         let mut bytes = [0u8; 48];
-        unsafe { blst::blst_p1_compress(bytes.as_mut_ptr(), &got) };
+        G1::compress(&got, &mut bytes);
         assert_eq!(bytes, want.to_affine().to_compressed());
     }
 }

@@ -18,7 +18,7 @@ const BLOCK_LOG: u32 = 14;
 const PIECE: usize = 1 << 12;
 
 /// A radix-2 evaluation domain of size 2^log_n with its twiddle tables.
-pub struct Domain {
+pub struct EvaluationDomain {
     pub log_n: u32,
     pub n: usize,
     /// ω^i for i < n/2, ω a primitive n-th root of unity.
@@ -46,12 +46,12 @@ fn rev(i: usize, bits: u32) -> usize {
     }
 }
 
-impl Domain {
+impl EvaluationDomain {
     pub fn new(log_n: u32) -> Self {
         let n = 1usize << log_n;
         let omega = root_of_unity(log_n);
         let half = (n / 2).max(1);
-        Domain {
+        EvaluationDomain {
             log_n,
             n,
             twiddles: powers(omega, half),
@@ -211,7 +211,7 @@ mod tests {
     fn transforms_match_naive_evaluation_and_invert() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for log_n in [0u32, 1, 3, 6, 15, 16] {
-            let d = Domain::new(log_n);
+            let d = EvaluationDomain::new(log_n);
             let coeffs: Vec<Scalar> = (0..d.n).map(|_| Scalar::random(&mut rng)).collect();
             let mut v = coeffs.clone();
             d.ntt(&mut v);

@@ -1,13 +1,21 @@
-//! blst's raw points as blstrs' types (the same Montgomery limbs; no arithmetic).
-use blst::{blst_p1, blst_p2};
-use blstrs::{Fp, Fp2, G1Projective, G2Projective};
+//! blst's points as blstrs' types (the same Montgomery limbs; no arithmetic).
+use blstrs::{G1Projective, G2Projective};
 
-pub fn g1_from_blst(p: &blst_p1) -> G1Projective {
-    let f = |v: &blst::blst_fp| Fp::from_raw_unchecked(v.l);
-    G1Projective::from_raw_unchecked(f(&p.x), f(&p.y), f(&p.z))
+use super::curve::{P1, P2};
+use super::field::{Fp, Fp2};
+
+fn fp(v: &Fp) -> blstrs::Fp {
+    blstrs::Fp::from_raw_unchecked(v.l)
 }
 
-pub fn g2_from_blst(p: &blst_p2) -> G2Projective {
-    let f = |v: &blst::blst_fp2| Fp2::new(Fp::from_raw_unchecked(v.fp[0].l), Fp::from_raw_unchecked(v.fp[1].l));
-    G2Projective::from_raw_unchecked(f(&p.x), f(&p.y), f(&p.z))
+fn fp2(v: &Fp2) -> blstrs::Fp2 {
+    blstrs::Fp2::new(fp(&v.fp[0]), fp(&v.fp[1]))
+}
+
+pub fn g1_from_blst(p: &P1) -> G1Projective {
+    G1Projective::from_raw_unchecked(fp(&p.x), fp(&p.y), fp(&p.z))
+}
+
+pub fn g2_from_blst(p: &P2) -> G2Projective {
+    G2Projective::from_raw_unchecked(fp2(&p.x), fp2(&p.y), fp2(&p.z))
 }

@@ -1,39 +1,28 @@
-//! Point constructors over blst's raw types, generic in the coordinate field (Fp for G1, Fp2
-//! for G2), so code written once for both groups can build points: the GPU layout conversions
-//! (`gpu::layout`) and the fixed-base tables of `params setup` (`setup::fixed_base`).
-use blst::{blst_fp, blst_fp2, blst_p1, blst_p1_affine, blst_p2, blst_p2_affine};
-
+//! The curve layer: BLS12-381's G1 and G2 over blst, the only module that calls blst's C
+//! functions for points, their coordinate fields and their encodings. Everything above works
+//! through safe functions here.
+//!
+//! - [`field`]: Fp, Fp2 and Fr as blst holds them (Montgomery limbs) and [`MontField`], their
+//!   arithmetic;
+//! - [`curve`]: [`Curve`], implemented by [`G1`] and [`G2`]: Jacobian and affine points,
+//!   additions, scalar multiplication, batch conversion to affine, Pippenger, the zcash
+//!   encoding with and without checks;
+//! - [`scalar`]: scalars as blst's multiplications read them ([`ScalarBytes`]);
+//! - [`encoding`]: the flag bits of the zcash point encoding;
+//! - [`generator_table`]: window tables of the standard generators and fixed-base
+//!   multiplication into encoded points (`params setup` on the CPU, and the tables the GPU's
+//!   fixed-base kernels read);
+//! - [`convert`]: blst's points as blstrs' types (same limbs, no arithmetic);
+//! - [`sample`]: distinct valid points in bulk, for tests and benchmarks.
 pub mod convert;
+pub mod curve;
+pub mod encoding;
+pub mod field;
+pub mod generator_table;
+pub mod sample;
+pub mod scalar;
 
 pub use convert::{g1_from_blst, g2_from_blst};
-
-/// A Jacobian point from its coordinates (x = X/Z², y = Y/Z³).
-pub trait FromXyz<F> {
-    fn from_xyz(x: F, y: F, z: F) -> Self;
-}
-
-/// An affine point from its coordinates ((0, 0) is infinity, as blst has it).
-pub trait FromXy<F> {
-    fn from_xy(x: F, y: F) -> Self;
-}
-
-impl FromXyz<blst_fp> for blst_p1 {
-    fn from_xyz(x: blst_fp, y: blst_fp, z: blst_fp) -> Self {
-        blst_p1 { x, y, z }
-    }
-}
-impl FromXyz<blst_fp2> for blst_p2 {
-    fn from_xyz(x: blst_fp2, y: blst_fp2, z: blst_fp2) -> Self {
-        blst_p2 { x, y, z }
-    }
-}
-impl FromXy<blst_fp> for blst_p1_affine {
-    fn from_xy(x: blst_fp, y: blst_fp) -> Self {
-        blst_p1_affine { x, y }
-    }
-}
-impl FromXy<blst_fp2> for blst_p2_affine {
-    fn from_xy(x: blst_fp2, y: blst_fp2) -> Self {
-        blst_p2_affine { x, y }
-    }
-}
+pub use curve::{Curve, P1Affine, P2Affine, G1, G2, P1, P2};
+pub use field::{Fp, Fp2, Fr, MontField};
+pub use scalar::{scalar_bytes, ScalarBytes};

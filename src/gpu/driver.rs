@@ -40,11 +40,20 @@ pub enum GpuError {
     },
     /// A PTX module did not JIT-compile; `log` is the JIT error log.
     ModuleLoad { module: String, code: i32, name: String, log: String },
+    /// An allocation the device-memory plan did not reserve ([`super::ledger::Ledger`]).
+    OutOfPlan { requested: u64, in_use: u64, limit: u64 },
     /// Anything else detected by our own checks (sizes, arguments).
     Invalid(String),
 }
 
 impl GpuError {
+    /// True when the device ran out of memory, or an allocation passed the memory plan: a
+    /// smaller plan may succeed where this one failed.
+    pub fn is_out_of_memory(&self) -> bool {
+        matches!(self, GpuError::OutOfPlan { .. })
+            || matches!(self, GpuError::Cuda { name, .. } if name == "CUDA_ERROR_OUT_OF_MEMORY")
+    }
+
     /// True when the error only means "there is no GPU here".
     pub fn is_no_gpu(&self) -> bool {
         matches!(self, GpuError::NoGpu(_))
@@ -70,6 +79,17 @@ impl fmt::Display for GpuError {
             }
             GpuError::ModuleLoad { module, code, name, log } => {
                 write!(f, "PTX module '{module}' failed to load: {name} ({code})\nJIT log:\n{log}")
+            }
+            GpuError::OutOfPlan { requested, in_use, limit } => {
+                let mib = |b: &u64| *b as f64 / (1u64 << 20) as f64;
+                write!(
+                    f,
+                    "the device memory plan allows {:.0} MiB and {:.0} MiB are in use: an allocation of {:.0} MiB \
+                     was refused (CUDA_ERROR_OUT_OF_MEMORY avoided)",
+                    mib(limit),
+                    mib(in_use),
+                    mib(requested)
+                )
             }
             GpuError::Invalid(s) => write!(f, "GPU backend: {s}"),
         }
@@ -245,6 +265,8 @@ impl Device {
 pub struct Context {
     ctx: sys::CUcontext,
     pub device: Device,
+    /// Every device buffer allocated in this context, counted.
+    pub ledger: super::ledger::Ledger,
 }
 
 // SAFETY: a CUDA context may be used from any thread once made current there;
@@ -257,7 +279,7 @@ impl Context {
         let mut ctx = std::ptr::null_mut();
         // SAFETY: valid out-pointer and device handle.
         check(unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, device.handle) }, "cuDevicePrimaryCtxRetain")?;
-        let c = Context { ctx, device };
+        let c = Context { ctx, device, ledger: Default::default() };
         c.bind()?;
         Ok(Arc::new(c))
     }

@@ -1,6 +1,6 @@
 //! Fixed-base scalar multiplication of the standard generators on the device (module
 //! "fixed_base", ptx/setup/fixed_base.ptxi): Fr scalars in, uncompressed zcash-encoded affine
-//! points out, byte for byte what the CPU tables of [`crate::setup::fixed_base`] write.
+//! points out, byte for byte what the CPU tables of [`crate::ec::generator_table`] write.
 //!
 //! The device holds the window tables of G1 and G2 (48 and 96 MiB: the CPU path's own blst
 //! tables, uploaded once), one chunk of scalars and one chunk of encoded points; the host holds
@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::driver::KernelArg;
 use super::layout::{fp2_words, fp_words};
 use super::{DeviceBuffer, Event, Gpu, GpuError, Module, PinnedBuffer, Result};
-use crate::setup::fixed_base::{g1_generator, g2_generator, G1Table, G2Table, Generator, HALF, NWIN};
+use crate::ec::generator_table::{g1_generator, g2_generator, G1Table, G2Table, Generator, HALF, NWIN};
 
 /// Threads per block of both kernels (fb_g2 has one shared-memory slot for each of 64 threads).
 const BLOCK: usize = 64;

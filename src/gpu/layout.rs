@@ -1,16 +1,15 @@
 //! The kernels' data layout, seen from the host, and conversions from and to
-//! blst's types.
+//! the curve layer's types ([`crate::ec`]).
 //!
 //! - Fp: 12 little-endian u32 limbs, Montgomery form (R = 2^384) — the same
-//!   bytes as blst's `blst_fp` on a little-endian host. Fr: 8 limbs, R = 2^256.
+//!   bytes as [`crate::ec::Fp`] on a little-endian host. Fr: 8 limbs, R = 2^256.
 //! - Fp2: c0 then c1. Affine point: x, y, with (0, 0) for infinity (as blst).
 //! - XYZZ point: X, Y, ZZ, ZZZ with x = X/ZZ, y = Y/ZZZ; ZZ = 0 is infinity.
-//! - Jacobian point (kernels' to_jacobian output): X, Y, Z as in blst_p1/p2.
-use blst::*;
+//! - Jacobian point (kernels' to_jacobian output): X, Y, Z as in [`crate::ec::P1`]/[`crate::ec::P2`].
+use crate::ec::{Curve, Fp, Fp2, Fr, MontField};
+pub use crate::ec::{G1, G2};
 
-use crate::ec::{FromXy, FromXyz};
-
-pub fn fp_words(x: &blst_fp) -> [u32; 12] {
+pub fn fp_words(x: &Fp) -> [u32; 12] {
     let mut w = [0u32; 12];
     for i in 0..6 {
         w[2 * i] = x.l[i] as u32;
@@ -19,15 +18,15 @@ pub fn fp_words(x: &blst_fp) -> [u32; 12] {
     w
 }
 
-pub fn fp_from_words(w: &[u32]) -> blst_fp {
-    let mut x = blst_fp::default();
+pub fn fp_from_words(w: &[u32]) -> Fp {
+    let mut x = Fp::default();
     for i in 0..6 {
         x.l[i] = w[2 * i] as u64 | (w[2 * i + 1] as u64) << 32;
     }
     x
 }
 
-pub fn fr_words(x: &blst_fr) -> [u32; 8] {
+pub fn fr_words(x: &Fr) -> [u32; 8] {
     let mut w = [0u32; 8];
     for i in 0..4 {
         w[2 * i] = x.l[i] as u32;
@@ -36,8 +35,8 @@ pub fn fr_words(x: &blst_fr) -> [u32; 8] {
     w
 }
 
-pub fn fr_from_words(w: &[u32]) -> blst_fr {
-    let mut x = blst_fr::default();
+pub fn fr_from_words(w: &[u32]) -> Fr {
+    let mut x = Fr::default();
     for i in 0..4 {
         x.l[i] = w[2 * i] as u64 | (w[2 * i + 1] as u64) << 32;
     }
@@ -53,51 +52,36 @@ pub fn be_bytes_to_words(b: &[u8]) -> Vec<u32> {
     b.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
-pub fn fp2_words(x: &blst_fp2) -> [u32; 24] {
+pub fn fp2_words(x: &Fp2) -> [u32; 24] {
     let mut w = [0u32; 24];
     w[..12].copy_from_slice(&fp_words(&x.fp[0]));
     w[12..].copy_from_slice(&fp_words(&x.fp[1]));
     w
 }
 
-pub fn fp2_from_words(w: &[u32]) -> blst_fp2 {
-    blst_fp2 { fp: [fp_from_words(&w[..12]), fp_from_words(&w[12..24])] }
+pub fn fp2_from_words(w: &[u32]) -> Fp2 {
+    Fp2 { fp: [fp_from_words(&w[..12]), fp_from_words(&w[12..24])] }
 }
 
-/// A curve group as the kernels see it: its base field is Fp (G1) or Fp2 (G2).
-pub trait Group: Sync + Send + 'static {
-    type F: Copy + Default + Send + Sync;
-    type Jac: Copy + Default + Send + Sync;
-    type Aff: Copy + Default + Send + Sync;
+/// A curve group as the kernels see it: the [`Curve`] (its arithmetic, on the host) plus the
+/// words of its coordinates on the device. `F`, `Jac` and `Aff` are the kernel code's names
+/// for the curve's base field, Jacobian and affine points; `SER` is the bytes of one point in
+/// a `.params` section (uncompressed).
+pub trait Group: Curve<Base = Self::F, Jacobian = Self::Jac, Affine = Self::Aff> {
+    type F: MontField;
+    type Jac: Copy + Default + Send + Sync + std::fmt::Debug;
+    type Aff: Copy + Default + PartialEq + Send + Sync + std::fmt::Debug;
     /// u32 words per base-field element.
     const W: usize;
-    const NAME: &'static str;
-    /// Serialized uncompressed size (.params encoding).
-    const SER: usize;
+    const SER: usize = Self::UNCOMPRESSED_BYTES;
     fn f_words(x: &Self::F) -> Vec<u32>;
     fn f_from(w: &[u32]) -> Self::F;
-    fn f_mul(a: &Self::F, b: &Self::F) -> Self::F;
-    fn f_sqr(a: &Self::F) -> Self::F;
-    fn f_is_zero(a: &Self::F) -> bool;
-    fn jac(p: &Self::Jac) -> (Self::F, Self::F, Self::F);
-    fn jac_new(x: Self::F, y: Self::F, z: Self::F) -> Self::Jac;
-    fn aff(p: &Self::Aff) -> (Self::F, Self::F);
-    fn aff_new(x: Self::F, y: Self::F) -> Self::Aff;
-    fn generator() -> Self::Jac;
-    fn mult(p: &Self::Jac, scalar_le: &[u8; 32]) -> Self::Jac;
-    fn add(a: &Self::Jac, b: &Self::Jac) -> Self::Jac;
-    fn add_aff(a: &Self::Jac, b: &Self::Aff) -> Self::Jac;
-    fn dbl(a: &Self::Jac) -> Self::Jac;
-    fn neg(a: &Self::Jac) -> Self::Jac;
-    fn eq(a: &Self::Jac, b: &Self::Jac) -> bool;
-    fn to_affine_batch(ps: &[Self::Jac]) -> Vec<Self::Aff>;
-    fn serialize(a: &Self::Aff, out: &mut [u8]);
 
     /// XYZZ words (X, Y, ZZ, ZZZ) of a Jacobian point (x = X/Z^2 = X/ZZ).
     fn xyzz_words(p: &Self::Jac) -> Vec<u32> {
-        let (x, y, z) = Self::jac(p);
-        let zz = Self::f_sqr(&z);
-        let zzz = Self::f_mul(&zz, &z);
+        let (x, y, z) = Self::xyz(p);
+        let zz = z.sqr();
+        let zzz = zz.mul(&z);
         [x, y, zz, zzz].iter().flat_map(|c| Self::f_words(c)).collect()
     }
     /// Jacobian point from XYZZ words: (X ZZ ZZZ^2, Y ZZ^3 ZZZ^2, ZZ ZZZ).
@@ -109,161 +93,50 @@ pub trait Group: Sync + Send + 'static {
             Self::f_from(&w[2 * n..3 * n]),
             Self::f_from(&w[3 * n..4 * n]),
         );
-        let z3sq = Self::f_sqr(&zzz);
-        let xj = Self::f_mul(&Self::f_mul(&x, &zz), &z3sq);
-        let zz3 = Self::f_mul(&Self::f_sqr(&zz), &zz);
-        let yj = Self::f_mul(&Self::f_mul(&y, &zz3), &z3sq);
-        Self::jac_new(xj, yj, Self::f_mul(&zz, &zzz))
+        let z3sq = zzz.sqr();
+        let xj = x.mul(&zz).mul(&z3sq);
+        let zz3 = zz.sqr().mul(&zz);
+        let yj = y.mul(&zz3).mul(&z3sq);
+        Self::jacobian(xj, yj, zz.mul(&zzz))
     }
     fn jac_words(p: &Self::Jac) -> Vec<u32> {
-        let (x, y, z) = Self::jac(p);
+        let (x, y, z) = Self::xyz(p);
         [x, y, z].iter().flat_map(|c| Self::f_words(c)).collect()
     }
     fn from_jac_words(w: &[u32]) -> Self::Jac {
         let n = Self::W;
-        Self::jac_new(Self::f_from(&w[..n]), Self::f_from(&w[n..2 * n]), Self::f_from(&w[2 * n..3 * n]))
+        Self::jacobian(Self::f_from(&w[..n]), Self::f_from(&w[n..2 * n]), Self::f_from(&w[2 * n..3 * n]))
     }
     fn aff_words(p: &Self::Aff) -> Vec<u32> {
-        let (x, y) = Self::aff(p);
-        [x, y].iter().flat_map(|c| Self::f_words(c)).collect()
+        [Self::x(p), Self::y(p)].iter().flat_map(|c| Self::f_words(c)).collect()
     }
 }
 
-pub struct G1;
-pub struct G2;
-
-macro_rules! group_impl {
-    ($g:ident, $F:ty, $J:ty, $A:ty, $w:expr, $name:expr, $ser:expr,
-     $fw:expr, $ff:expr, $fmul:ident, $fsqr:ident,
-     $gen:ident, $mult:ident, $add:ident, $adda:ident, $dbl:ident, $cneg:ident, $eq:ident, $batch:ident, $serf:ident) => {
-        impl Group for $g {
-            type F = $F;
-            type Jac = $J;
-            type Aff = $A;
-            const W: usize = $w;
-            const NAME: &'static str = $name;
-            const SER: usize = $ser;
-            fn f_words(x: &$F) -> Vec<u32> {
-                $fw(x).to_vec()
-            }
-            fn f_from(w: &[u32]) -> $F {
-                $ff(w)
-            }
-            fn f_mul(a: &$F, b: &$F) -> $F {
-                let mut r = <$F>::default();
-                unsafe { $fmul(&mut r, a, b) };
-                r
-            }
-            fn f_sqr(a: &$F) -> $F {
-                let mut r = <$F>::default();
-                unsafe { $fsqr(&mut r, a) };
-                r
-            }
-            fn f_is_zero(a: &$F) -> bool {
-                Self::f_words(a).iter().all(|&x| x == 0)
-            }
-            fn jac(p: &$J) -> ($F, $F, $F) {
-                (p.x, p.y, p.z)
-            }
-            fn jac_new(x: $F, y: $F, z: $F) -> $J {
-                <$J>::from_xyz(x, y, z)
-            }
-            fn aff(p: &$A) -> ($F, $F) {
-                (p.x, p.y)
-            }
-            fn aff_new(x: $F, y: $F) -> $A {
-                <$A>::from_xy(x, y)
-            }
-            fn generator() -> $J {
-                unsafe { *$gen() }
-            }
-            fn mult(p: &$J, s: &[u8; 32]) -> $J {
-                let mut r = <$J>::default();
-                unsafe { $mult(&mut r, p, s.as_ptr(), 255) };
-                r
-            }
-            fn add(a: &$J, b: &$J) -> $J {
-                let mut r = <$J>::default();
-                unsafe { $add(&mut r, a, b) };
-                r
-            }
-            fn add_aff(a: &$J, b: &$A) -> $J {
-                let mut r = <$J>::default();
-                unsafe { $adda(&mut r, a, b) };
-                r
-            }
-            fn dbl(a: &$J) -> $J {
-                let mut r = <$J>::default();
-                unsafe { $dbl(&mut r, a) };
-                r
-            }
-            fn neg(a: &$J) -> $J {
-                let mut r = *a;
-                unsafe { $cneg(&mut r, true) };
-                r
-            }
-            fn eq(a: &$J, b: &$J) -> bool {
-                unsafe { $eq(a, b) }
-            }
-            fn to_affine_batch(ps: &[$J]) -> Vec<$A> {
-                let mut out = vec![<$A>::default(); ps.len()];
-                // blst: points[0] = start of a contiguous array, points[1] = NULL
-                let ptrs: [*const $J; 2] = [ps.as_ptr(), std::ptr::null()];
-                unsafe { $batch(out.as_mut_ptr(), ptrs.as_ptr(), ps.len()) };
-                out
-            }
-            fn serialize(a: &$A, out: &mut [u8]) {
-                assert!(out.len() >= $ser);
-                unsafe { $serf(out.as_mut_ptr(), a) };
-            }
-        }
-    };
+impl Group for G1 {
+    type F = Fp;
+    type Jac = crate::ec::P1;
+    type Aff = crate::ec::P1Affine;
+    const W: usize = 12;
+    fn f_words(x: &Fp) -> Vec<u32> {
+        fp_words(x).to_vec()
+    }
+    fn f_from(w: &[u32]) -> Fp {
+        fp_from_words(w)
+    }
 }
 
-group_impl!(
-    G1,
-    blst_fp,
-    blst_p1,
-    blst_p1_affine,
-    12,
-    "G1",
-    96,
-    fp_words,
-    fp_from_words,
-    blst_fp_mul,
-    blst_fp_sqr,
-    blst_p1_generator,
-    blst_p1_mult,
-    blst_p1_add_or_double,
-    blst_p1_add_or_double_affine,
-    blst_p1_double,
-    blst_p1_cneg,
-    blst_p1_is_equal,
-    blst_p1s_to_affine,
-    blst_p1_affine_serialize
-);
-group_impl!(
-    G2,
-    blst_fp2,
-    blst_p2,
-    blst_p2_affine,
-    24,
-    "G2",
-    192,
-    fp2_words,
-    fp2_from_words,
-    blst_fp2_mul,
-    blst_fp2_sqr,
-    blst_p2_generator,
-    blst_p2_mult,
-    blst_p2_add_or_double,
-    blst_p2_add_or_double_affine,
-    blst_p2_double,
-    blst_p2_cneg,
-    blst_p2_is_equal,
-    blst_p2s_to_affine,
-    blst_p2_affine_serialize
-);
+impl Group for G2 {
+    type F = Fp2;
+    type Jac = crate::ec::P2;
+    type Aff = crate::ec::P2Affine;
+    const W: usize = 24;
+    fn f_words(x: &Fp2) -> Vec<u32> {
+        fp2_words(x).to_vec()
+    }
+    fn f_from(w: &[u32]) -> Fp2 {
+        fp2_from_words(w)
+    }
+}
 
 /// Scalars as the kernels read them: 8 little-endian u32 words per element, Montgomery form.
 /// `blstrs::Scalar` is `repr(transparent)` over `blst_fr` (4 little-endian u64 limbs, Montgomery
@@ -289,33 +162,58 @@ mod tests {
     fn roundtrip<G: Group>() {
         let mut s = [7u8; 32];
         s[31] = 0x1f;
-        let p = G::mult(&G::generator(), &s);
+        let p = G::mult(&G::generator(), &s, 255);
         let q = G::add(&p, &G::generator()); // Z != 1
         assert!(G::eq(&G::from_xyzz_words(&G::xyzz_words(&q)), &q));
         assert!(G::eq(&G::from_jac_words(&G::jac_words(&q)), &q));
         let inf = G::Jac::default();
         assert!(G::eq(&G::from_xyzz_words(&G::xyzz_words(&inf)), &inf));
-        let q2 = G::dbl(&q);
-        let a = G::to_affine_batch(&[q, q2]);
+        let q2 = G::double(&q);
+        let a = G::batch_to_affine_vec(&[q, q2]);
         // affine -> Jacobian with Z = 1 must equal the input points
         for (aff, jac) in a.iter().zip([q, q2]) {
-            let (x, y) = G::aff(aff);
-            let one = G::jac(&G::generator()).2; // the generator has Z = 1
-            assert!(G::eq(&G::jac_new(x, y, one), &jac));
+            let one = G::xyz(&G::generator()).2; // the generator has Z = 1
+            assert!(G::eq(&G::jacobian(*G::x(aff), *G::y(aff), one), &jac));
         }
         let w = G::aff_words(&a[0]);
         assert_eq!(w.len(), 2 * G::W);
+        assert_eq!(G::f_from(&w[G::W..]), *G::y(&a[0]));
         let mut ser = vec![0u8; G::SER];
         G::serialize(&a[0], &mut ser);
         assert_eq!(ser[0] & 0xe0, 0);
+        // Device words of the encoded coordinates: big-endian x, as the srs kernels read it.
+        let mut be = vec![0u8; G::F::BE_BYTES];
+        G::x(&a[0]).to_be_bytes(&mut be);
+        assert_eq!(be[..], ser[..G::SER / 2]);
     }
 
     #[test]
     fn layouts_round_trip() {
         roundtrip::<G1>();
         roundtrip::<G2>();
-        let x = blst_fp { l: [1, 2, 3, 4, 5, 6 | (7 << 32)] };
+        let x = Fp { l: [1, 2, 3, 4, 5, 6 | (7 << 32)] };
         assert_eq!(fp_from_words(&fp_words(&x)), x);
+        assert_eq!(fp_words(&x)[..3], [1, 0, 2]);
+        assert_eq!(fp_words(&x)[10..], [6, 7]);
+        let y = Fp2 { fp: [x, Fp::from_u64(9)] };
+        assert_eq!(fp2_from_words(&fp2_words(&y)), y);
+        let r = Fr { l: [1 << 33, 2, 3, 4] };
+        assert_eq!(fr_words(&r)[..2], [0, 2]);
+        assert_eq!(fr_from_words(&fr_words(&r)), r);
+        assert_eq!(u64s_to_words(&[5 | 6 << 32]), vec![5, 6]);
+        assert_eq!(be_bytes_to_words(&[1, 2, 3, 4]), vec![0x04030201]);
+    }
+
+    /// Scalars' device words are their Montgomery limbs, low word first.
+    #[test]
+    fn scalar_words_are_montgomery_limbs() {
+        use ff::Field;
+        let mut v = vec![blstrs::Scalar::ONE, -blstrs::Scalar::ONE];
+        let w: Vec<u32> = scalar_words(&v).to_vec();
+        assert_eq!(w[..8], fr_words(&Fr::from(v[0])));
+        assert_eq!(w[8..], fr_words(&Fr::from(v[1])));
+        scalar_words_mut(&mut v)[..8].copy_from_slice(&fr_words(&Fr::from(blstrs::Scalar::from(5u64))));
+        assert_eq!(v[0], blstrs::Scalar::from(5u64));
     }
 
     #[test]

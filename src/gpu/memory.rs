@@ -38,9 +38,13 @@ impl<T: Pod> DeviceBuffer<T> {
     pub fn alloc(stream: &Arc<Stream>, len: usize) -> Result<Self> {
         stream.ctx.bind()?;
         let bytes = (len * std::mem::size_of::<T>()).max(1);
+        stream.ctx.ledger.reserve(bytes as u64)?;
         let mut ptr = 0;
         // SAFETY: valid out-pointer and stream.
-        check(unsafe { sys::cuMemAllocAsync(&mut ptr, bytes, stream.s) }, "cuMemAllocAsync")?;
+        if let Err(e) = check(unsafe { sys::cuMemAllocAsync(&mut ptr, bytes, stream.s) }, "cuMemAllocAsync") {
+            stream.ctx.ledger.release(bytes as u64);
+            return Err(e);
+        }
         Ok(DeviceBuffer { ptr, len, stream: stream.clone(), _t: PhantomData })
     }
 
@@ -225,6 +229,7 @@ impl<T: Pod> Drop for DeviceBuffer<T> {
             let _ = self.stream.ctx.bind();
             sys::cuMemFreeAsync(self.ptr, self.stream.s);
         }
+        self.stream.ctx.ledger.release(self.bytes().max(1) as u64);
     }
 }
 

@@ -133,7 +133,7 @@ impl Ntt {
 
     /// In-place NTT of the 2^log_n elements (8 words each, Montgomery) in `data`: natural order
     /// in, natural order out. Forward: evaluations at ω^i of the coefficients; inverse: the
-    /// coefficients, 1/n included (as `cpu::ntt::Domain::intt`). Allocates a scratch buffer.
+    /// coefficients, 1/n included (as `cpu::ntt::EvaluationDomain::intt`). Allocates a scratch buffer.
     pub fn ntt(&self, gpu: &Gpu, data: &mut DeviceBuffer<u32>, log_n: u32, inverse: bool) -> Result<()> {
         let mut tmp = gpu.alloc::<u32>(data.len())?;
         self.ntt_with(gpu, data, &mut tmp, log_n, inverse)

@@ -3,11 +3,13 @@
 //! s, same proof bytes as [`crate::cpu::prover`]: every value computed is a canonical field
 //! element or group point, so only correctness, not the order of operations, decides the bytes.
 //!
-//! Memory plan per process and device: the SRS sections are converted once and stay resident
-//! when they fit in the usable device memory (free memory, or `--gpu-mem-cap` if lower) next to
-//! one partition's working set; otherwise every MSM streams its points from the mmapped file.
+//! Memory plan per process and device ([`super::residency`]): the sections that fit beside one
+//! partition's working set in the usable device memory (free memory, or `--gpu-mem-cap` if
+//! lower) are converted once and stay resident, most time saved per byte first; the others
+//! stream from the mmapped file at every MSM. Every allocation is counted against the plan
+//! ([`super::ledger`]); a partition that runs out of memory is proved again under a smaller plan.
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{Context as _, Result};
@@ -16,8 +18,9 @@ use blstrs::Scalar;
 use super::layout::scalar_words;
 use super::msm::{Msm, Points};
 use super::ntt::Ntt;
-use super::srs::{resident_bytes, ResidentSrs};
-use super::{DeviceBuffer, Gpu, Module};
+use super::residency::{self, Residency, Section};
+use super::srs::ResidentSrs;
+use super::{DeviceBuffer, Gpu, GpuError, Module};
 use crate::circuit::witness::QueryScalars;
 use crate::circuit::Assignment;
 use crate::groth16::prove::{assemble, shape_of, QueryResults};
@@ -25,7 +28,8 @@ use crate::groth16::Proof;
 use crate::prover::ProveTimings;
 use crate::srs::{ParamsFile, SectionKind};
 
-/// The prover of one device: its context, kernels, and the resident SRS when there is one.
+/// The prover of one device: its context, kernels, and its memory plan with the resident
+/// sections of the parameter file placed last.
 pub struct GpuProver {
     pub ordinal: usize,
     pub name: String,
@@ -35,15 +39,26 @@ pub struct GpuProver {
     srs_module: Module,
     /// Usable device bytes (`--gpu-mem-cap`), None: all free memory.
     cap: Option<u64>,
-    /// The parameter file placed last and its resident points (None: streamed).
-    resident: Mutex<Option<(PathBuf, Option<Arc<ResidentSrs>>)>>,
+    placement: Mutex<Placement>,
 }
 
-/// Device bytes one partition needs beside the SRS: the H pipeline's three vectors plus the h
-/// scalars, and the MSM's digits, buckets and staging (bounded by its chunking).
-pub fn working_bytes(domain: usize) -> u64 {
-    domain as u64 * 32 * 4 + (2u64 << 30)
+/// The memory plan for one parameter file and what was measured under it.
+#[derive(Default)]
+struct Placement {
+    path: Option<PathBuf>,
+    sections: Vec<Section>,
+    plan: Option<Residency>,
+    resident: Option<ResidentSrs>,
+    /// The largest working set measured so far (device bytes beside the resident sections).
+    measured_working: u64,
+    /// The largest per-stage working sets measured, in [`STAGES`] order.
+    stage_peaks: [u64; 6],
+    /// Partitions proved under this plan.
+    partitions: usize,
 }
+
+/// The stages of one partition, as the memory report names them.
+const STAGES: [&str; 6] = ["H", "H MSM", "L MSM", "A MSM", "B G1 MSM", "B G2 MSM"];
 
 impl GpuProver {
     /// Opens device `ordinal` and JIT-loads the NTT, MSM and SRS modules.
@@ -53,7 +68,7 @@ impl GpuProver {
         let ntt = Ntt::new(&gpu)?;
         let msm = Msm::new(&gpu)?;
         let srs_module = gpu.load("srs")?;
-        Ok(GpuProver { ordinal, name, gpu, ntt, msm, srs_module, cap, resident: Mutex::new(None) })
+        Ok(GpuProver { ordinal, name, gpu, ntt, msm, srs_module, cap, placement: Mutex::new(Placement::default()) })
     }
 
     /// "GPU 0 (NVIDIA H200)", for messages.
@@ -61,71 +76,158 @@ impl GpuProver {
         format!("GPU {} ({})", self.ordinal, self.name)
     }
 
-    /// Device bytes this process may still allocate: free memory, and under `--gpu-mem-cap`
-    /// the cap less what is already allocated on the device (as if the card were that small).
-    fn budget_bytes(&self) -> super::Result<u64> {
+    /// Device bytes this prover may use in all: what it holds now plus what the device has free,
+    /// and under `--gpu-mem-cap` the cap less what others hold (as if the card were that small).
+    fn capacity(&self) -> super::Result<u64> {
         let (free, total) = self.gpu.ctx.mem_info()?;
+        let ours = self.gpu.ctx.ledger.in_use();
         let (free, used) = (free as u64, (total - free) as u64);
-        Ok(self.cap.map_or(free, |c| c.saturating_sub(used).min(free)))
+        let others = used.saturating_sub(ours);
+        Ok(self.cap.map_or(free + ours, |c| c.saturating_sub(others).min(free + ours)))
     }
 
-    /// Decides where `srs`'s points live, converting them to the device the first time they
-    /// fit, and says so on stderr once per file. A second parameter file replaces the first
-    /// (one resident SRS per device). Some: the resident points; None: stream from the mmap.
-    pub fn placement(&self, srs: &ParamsFile, domain: usize) -> Result<Option<Arc<ResidentSrs>>> {
-        let mut slot = self.resident.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((path, res)) = slot.as_ref() {
-            if *path == srs.path {
-                return Ok(res.clone());
+    /// Makes the memory plan for `srs` the first time it is met: chooses the resident sections,
+    /// converts them to the device, sets the allocation limit, and says so on stderr. A second
+    /// parameter file replaces the first (one plan per device).
+    fn place(&self, p: &mut Placement, srs: &ParamsFile, domain: usize) -> Result<()> {
+        if p.path.as_ref() == Some(&srs.path) {
+            return Ok(());
+        }
+        *p = Placement::default();
+        self.gpu.ctx.ledger.set_limit(None);
+        self.msm.release_memory();
+        let sizes = SectionKind::ALL.map(|k| srs.raw(k).len() as u64);
+        p.sections = residency::sections(sizes);
+        let capacity = self.capacity().with_context(|| self.label())?;
+        let working = residency::with_margin(residency::working_set(domain as u64));
+        let plan = residency::plan(capacity, working, &p.sections).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: too little device memory: one partition needs about {:.1} GiB, {:.1} GiB are usable",
+                self.label(),
+                gib(working),
+                gib(capacity)
+            )
+        })?;
+        self.apply(p, srs, plan)?;
+        p.path = Some(srs.path.clone());
+        Ok(())
+    }
+
+    /// Converts the plan's resident sections that are not on the device yet, frees those it
+    /// streams, and limits this prover's allocations to the plan.
+    fn apply(&self, p: &mut Placement, srs: &ParamsFile, plan: Residency) -> Result<()> {
+        if let Some(res) = p.resident.as_mut() {
+            for &k in &plan.streamed {
+                res.evict(k);
             }
         }
-        *slot = None;
-        let budget = self.budget_bytes().with_context(|| self.label())?;
-        let (need, work) = (resident_bytes(srs), working_bytes(domain));
-        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-        if need + work > budget {
+        self.gpu.ctx.ledger.set_limit(Some(plan.limit()));
+        if p.resident.is_none() && !plan.resident.is_empty() {
+            let clock = Instant::now();
+            let r = ResidentSrs::load(&self.gpu, &self.srs_module, srs, &plan.resident)
+                .with_context(|| format!("{}: converting the parameters to the device", self.label()))?;
             eprintln!(
-                "{}: parameters streamed from host memory for every MSM ({:.2} GiB of points + {:.2} GiB working > {:.2} GiB usable)",
+                "{}: memory plan: {} (converted in {:.2} s)",
                 self.label(),
-                gib(need),
-                gib(work),
-                gib(budget)
+                plan.describe(),
+                clock.elapsed().as_secs_f64()
             );
-            *slot = Some((srs.path.clone(), None));
-            return Ok(None);
+            p.resident = Some(r);
+        } else {
+            eprintln!("{}: memory plan: {}", self.label(), plan.describe());
         }
-        let clock = Instant::now();
-        let r = Arc::new(
-            ResidentSrs::load(&self.gpu, &self.srs_module, srs)
-                .with_context(|| format!("{}: converting the parameters to the device", self.label()))?,
-        );
-        eprintln!(
-            "{}: parameters resident on the device ({:.2} GiB, converted in {:.2} s)",
+        p.plan = Some(plan);
+        Ok(())
+    }
+
+    /// One line on the plan and the device memory measured under it: the most the prover held
+    /// at once against what the plan allows, and the working set of each stage.
+    pub fn memory_report(&self) -> Option<String> {
+        let p = self.placement.lock().unwrap_or_else(|e| e.into_inner());
+        let plan = p.plan.as_ref()?;
+        let stages =
+            STAGES.iter().zip(p.stage_peaks).map(|(n, b)| format!("{n} {:.1}", gib(b))).collect::<Vec<_>>().join(", ");
+        Some(format!(
+            "{}: device memory over {} partition(s): peak {:.1} GiB held against the plan's {:.1} GiB ({}); working set {:.1} GiB measured against {:.1} GiB planned (GiB per stage: {stages})",
             self.label(),
-            gib(need),
-            clock.elapsed().as_secs_f64()
-        );
-        *slot = Some((srs.path.clone(), Some(r.clone())));
-        Ok(Some(r))
+            p.partitions,
+            gib(plan.resident_bytes + p.measured_working),
+            gib(plan.limit()),
+            plan.describe(),
+            gib(p.measured_working),
+            gib(plan.working_estimate),
+        ))
     }
 
     /// Proves one synthesized partition with randomness (r, s). The assignment is borrowed so
-    /// that a caller can fall back to the CPU with it when the device fails.
+    /// that a caller can fall back to the CPU with it when the device fails. A partition that
+    /// runs out of device memory is proved again under a smaller plan (one section fewer
+    /// resident), until nothing is left to stream.
     pub fn prove(&self, srs: &ParamsFile, asg: &Assignment, r: Scalar, s: Scalar) -> Result<(Proof, ProveTimings)> {
         let shape = shape_of(asg);
         srs.check_shape(&shape)?;
-        let resident = self.placement(srs, shape.domain)?;
-        let points = |kind: SectionKind| match &resident {
-            Some(res) => Points::Device { buf: res.section(kind), first: 0 },
+        let mut p = self.placement.lock().unwrap_or_else(|e| e.into_inner());
+        self.place(&mut p, srs, shape.domain)?;
+        loop {
+            let mut peaks = [0u64; 6];
+            match self.prove_once(&p, srs, asg, r, s, &mut peaks) {
+                Ok(done) => {
+                    p.partitions += 1;
+                    for (m, v) in p.stage_peaks.iter_mut().zip(peaks) {
+                        *m = (*m).max(v);
+                    }
+                    p.measured_working = p.measured_working.max(peaks.into_iter().max().unwrap_or(0));
+                    return Ok(done);
+                }
+                Err(e) if out_of_memory(&e) => {
+                    self.msm.release_memory();
+                    let plan = p.plan.as_ref().expect("placed");
+                    let Some(smaller) = plan.without_cheapest(&p.sections) else { return Err(e) };
+                    eprintln!("{}: {e:#}; proving the partition again on the GPU under a smaller plan", self.label());
+                    self.apply(&mut p, srs, smaller)?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// One attempt at [`GpuProver::prove`] under the plan in `p`; `peaks` gets each stage's
+    /// working set (device bytes held beside the resident sections).
+    fn prove_once(
+        &self,
+        p: &Placement,
+        srs: &ParamsFile,
+        asg: &Assignment,
+        r: Scalar,
+        s: Scalar,
+        peaks: &mut [u64; 6],
+    ) -> Result<(Proof, ProveTimings)> {
+        let shape = shape_of(asg);
+        let resident = p.plan.as_ref().map_or(0, |plan| plan.resident_bytes);
+        let ledger = &self.gpu.ctx.ledger;
+        let points = |kind: SectionKind| match p.resident.as_ref().and_then(|res| res.section(kind)) {
+            Some(buf) => Points::Device { buf, first: 0 },
             None => Points::Host(srs.raw(kind)),
+        };
+        // A streamed section's file pages leave the process's RSS once its MSM is done.
+        let streamed = |kind: SectionKind| {
+            if p.resident.as_ref().and_then(|res| res.section(kind)).is_none() {
+                srs.release_pages(kind, 0, srs.raw(kind).len());
+            }
         };
         let label = self.label();
         let gpu = &self.gpu;
         let mut t = ProveTimings::default();
+        let mut stage = |i: usize| {
+            peaks[i] = ledger.peak().saturating_sub(resident);
+            ledger.mark();
+        };
 
+        ledger.mark();
         let clock = Instant::now();
         let h = self.ntt.h_poly(gpu, &asg.a, &asg.b, &asg.c).with_context(|| format!("{label}: H"))?;
         t.h_ntt = clock.elapsed();
+        stage(0);
 
         let clock = Instant::now();
         let h = self
@@ -133,28 +235,38 @@ impl GpuProver {
             .msm_g1_first(gpu, points(SectionKind::H), &h, shape.domain - 1, 0)
             .with_context(|| format!("{label}: H MSM"))?;
         t.h_msm = clock.elapsed();
+        streamed(SectionKind::H);
+        stage(1);
 
         let clock = Instant::now();
         let aux = self.upload(&asg.aux)?;
         let l = self.msm.msm_g1(gpu, points(SectionKind::L), &aux, 0).with_context(|| format!("{label}: L MSM"))?;
         drop(aux);
         t.l_msm = clock.elapsed();
+        streamed(SectionKind::L);
+        stage(2);
 
         let clock = Instant::now();
         let a_dev = self.upload_query(&asg.a_query())?;
         let a = self.msm.msm_g1(gpu, points(SectionKind::A), &a_dev, 0).with_context(|| format!("{label}: A MSM"))?;
         drop(a_dev);
         t.a_msm = clock.elapsed();
+        streamed(SectionKind::A);
+        stage(3);
 
         let clock = Instant::now();
         let b_dev = self.upload_query(&asg.b_query())?;
         let b_g1 =
             self.msm.msm_g1(gpu, points(SectionKind::BG1), &b_dev, 0).with_context(|| format!("{label}: B G1 MSM"))?;
         t.b_g1_msm = clock.elapsed();
+        streamed(SectionKind::BG1);
+        stage(4);
         let clock = Instant::now();
         let b_g2 =
             self.msm.msm_g2(gpu, points(SectionKind::BG2), &b_dev, 0).with_context(|| format!("{label}: B G2 MSM"))?;
         t.b_g2_msm = clock.elapsed();
+        streamed(SectionKind::BG2);
+        stage(5);
 
         Ok((assemble(&srs.vk, &QueryResults::from_blst(&h, &l, &a, &b_g1, &b_g2), r, s), t))
     }
@@ -176,4 +288,14 @@ impl GpuProver {
             })
             .with_context(|| format!("{}: uploading query scalars", self.label()))
     }
+}
+
+fn gib(b: u64) -> f64 {
+    b as f64 / (1u64 << 30) as f64
+}
+
+/// Whether a prove failed for want of device memory (the driver's out-of-memory error or an
+/// allocation past the plan), anywhere in its chain of causes.
+fn out_of_memory(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<GpuError>().is_some_and(GpuError::is_out_of_memory))
 }

@@ -6,7 +6,7 @@
 use super::driver::{DeviceBuffer, HostRegistration, KernelArg, Module, PinnedBuffer};
 use super::layout::{self, Group, G1, G2};
 use super::{srs, Gpu, GpuError, Result};
-use blst::*;
+use crate::ec::{Fp, Fp2, Fr, MontField};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
@@ -163,37 +163,18 @@ fn flat<const K: usize>(v: &[[u32; K]]) -> Vec<u32> {
 // ---------------------------------------------------------------------------
 // fields
 
-fn fp_rand(r: &mut ChaCha20Rng) -> blst_fp {
+fn fp_rand(r: &mut ChaCha20Rng) -> Fp {
     let mut b = [0u8; 48];
     r.fill_bytes(&mut b);
     b[0] &= 0x1f;
-    let mut x = blst_fp::default();
-    unsafe { blst_fp_from_bendian(&mut x, b.as_ptr()) };
-    x
+    Fp::from_be_bytes(&b)
 }
 
-fn fr_rand(r: &mut ChaCha20Rng) -> blst_fr {
+fn fr_rand(r: &mut ChaCha20Rng) -> Fr {
     let mut b = [0u8; 32];
     r.fill_bytes(&mut b);
     b[0] &= 0x7f;
-    let (mut s, mut x) = (blst_scalar::default(), blst_fr::default());
-    unsafe {
-        blst_scalar_from_bendian(&mut s, b.as_ptr());
-        blst_fr_from_scalar(&mut x, &s);
-    }
-    x
-}
-
-fn fp_small(v: u64) -> blst_fp {
-    let mut x = blst_fp::default();
-    unsafe { blst_fp_from_uint64(&mut x, [v, 0, 0, 0, 0, 0].as_ptr()) };
-    x
-}
-
-fn fr_small(v: u64) -> blst_fr {
-    let mut x = blst_fr::default();
-    unsafe { blst_fr_from_uint64(&mut x, [v, 0, 0, 0].as_ptr()) };
-    x
+    Fr::from_be_bytes(&b)
 }
 
 /// Operations of one prime field, as blst computes them.
@@ -212,94 +193,40 @@ struct Field<T> {
     be: fn(&T) -> Vec<u8>,
 }
 
-macro_rules! op2 {
-    ($T:ty, $f:ident) => {
-        |a: &$T, b: &$T| {
-            let mut r = <$T>::default();
-            unsafe { $f(&mut r, a, b) };
-            r
-        }
-    };
-}
-macro_rules! op1 {
-    ($T:ty, $f:ident) => {
-        |a: &$T| {
-            let mut r = <$T>::default();
-            unsafe { $f(&mut r, a) };
-            r
-        }
-    };
-}
-
-fn fp_field() -> Field<blst_fp> {
-    let one = fp_small(1);
-    let mut m1 = blst_fp::default();
-    unsafe { blst_fp_cneg(&mut m1, &one, true) };
-    let mut m2 = blst_fp::default();
-    unsafe { blst_fp_cneg(&mut m2, &fp_small(2), true) };
+/// A field's checks from its [`MontField`] operations: edges 0, 1, 2, −1, −2.
+fn mont_field<T: MontField>(
+    pre: &'static str,
+    words: usize,
+    w: fn(&T) -> Vec<u32>,
+    rand: fn(&mut ChaCha20Rng) -> T,
+) -> Field<T> {
+    let one = T::from_u64(1);
     Field {
-        pre: "fp",
-        words: 12,
-        w: |x| layout::fp_words(x).to_vec(),
-        rand: fp_rand,
-        edges: vec![fp_small(0), one, fp_small(2), m1, m2],
-        add: op2!(blst_fp, blst_fp_add),
-        sub: op2!(blst_fp, blst_fp_sub),
-        mul: op2!(blst_fp, blst_fp_mul),
-        neg: |a| {
-            let mut r = blst_fp::default();
-            unsafe { blst_fp_cneg(&mut r, a, true) };
-            r
-        },
-        sqr: op1!(blst_fp, blst_fp_sqr),
-        canon: |a| {
-            let mut l = [0u64; 6];
-            unsafe { blst_uint64_from_fp(l.as_mut_ptr(), a) };
-            layout::u64s_to_words(&l)
-        },
+        pre,
+        words,
+        w,
+        rand,
+        edges: vec![T::from_u64(0), one, T::from_u64(2), one.neg(), T::from_u64(2).neg()],
+        add: T::add,
+        sub: T::sub,
+        mul: T::mul,
+        neg: T::neg,
+        sqr: T::sqr,
+        canon: |a| layout::u64s_to_words(&a.canonical_limbs()),
         be: |a| {
-            let mut b = vec![0u8; 48];
-            unsafe { blst_bendian_from_fp(b.as_mut_ptr(), a) };
+            let mut b = vec![0u8; T::BE_BYTES];
+            a.to_be_bytes(&mut b);
             b
         },
     }
 }
 
-fn fr_field() -> Field<blst_fr> {
-    let one = fr_small(1);
-    let mut m1 = blst_fr::default();
-    unsafe { blst_fr_cneg(&mut m1, &one, true) };
-    let mut m2 = blst_fr::default();
-    unsafe { blst_fr_cneg(&mut m2, &fr_small(2), true) };
-    Field {
-        pre: "fr",
-        words: 8,
-        w: |x| layout::fr_words(x).to_vec(),
-        rand: fr_rand,
-        edges: vec![fr_small(0), one, fr_small(2), m1, m2],
-        add: op2!(blst_fr, blst_fr_add),
-        sub: op2!(blst_fr, blst_fr_sub),
-        mul: op2!(blst_fr, blst_fr_mul),
-        neg: |a| {
-            let mut r = blst_fr::default();
-            unsafe { blst_fr_cneg(&mut r, a, true) };
-            r
-        },
-        sqr: op1!(blst_fr, blst_fr_sqr),
-        canon: |a| {
-            let mut l = [0u64; 4];
-            unsafe { blst_uint64_from_fr(l.as_mut_ptr(), a) };
-            layout::u64s_to_words(&l)
-        },
-        be: |a| {
-            let (mut s, mut b) = (blst_scalar::default(), vec![0u8; 32]);
-            unsafe {
-                blst_scalar_from_fr(&mut s, a);
-                blst_bendian_from_scalar(b.as_mut_ptr(), &s);
-            }
-            b
-        },
-    }
+fn fp_field() -> Field<Fp> {
+    mont_field("fp", 12, |x| layout::fp_words(x).to_vec(), fp_rand)
+}
+
+fn fr_field() -> Field<Fr> {
+    mont_field("fr", 8, |x| layout::fr_words(x).to_vec(), fr_rand)
 }
 
 /// a: edges pairwise with b at the front (E*E pairs), then random.
@@ -363,57 +290,31 @@ fn field_checks(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec<Check>
     let aw = flat(&a.par_iter().map(layout::fp_words).collect::<Vec<_>>());
     let bw = flat(&b.par_iter().map(layout::fp_words).collect::<Vec<_>>());
     let (got, ms) = launch_ew(gpu, m, "k_fp_inv", &[&aw], 12, n)?;
-    out.push(compare("fp_inv", &got, 12, n, ms, |i| {
-        let mut r = blst_fp::default();
-        unsafe { blst_fp_inverse(&mut r, &a[i]) };
-        layout::fp_words(&r).to_vec()
-    }));
+    out.push(compare("fp_inv", &got, 12, n, ms, |i| layout::fp_words(&a[i].inv()).to_vec()));
 
     // FP64 multiply: r = a*b/2^416 mod p = blst_mul(a, b) * 2^-32, i.e. times the raw value 2^352
-    let mut w352 = blst_fp::default();
+    let mut w352 = Fp::default();
     w352.l[5] = 1 << 32;
     let (got, ms) = launch_ew(gpu, m, "k_fp52_mul", &[&aw, &bw], 12, n)?;
     out.push(compare("fp52_mul (FP64 pipe)", &got, 12, n, ms, |i| {
-        let (mut t, mut r) = (blst_fp::default(), blst_fp::default());
-        unsafe {
-            blst_fp_mul(&mut t, &a[i], &b[i]);
-            blst_fp_mul(&mut r, &t, &w352);
-        }
-        layout::fp_words(&r).to_vec()
+        layout::fp_words(&a[i].mul(&b[i]).mul(&w352)).to_vec()
     }));
 
     // Fp2: pairs of Fp operands
     let (c, d) = operands(&fp, n, seed, 50);
-    let x: Vec<blst_fp2> = (0..n).map(|i| blst_fp2 { fp: [a[i], c[i]] }).collect();
-    let y: Vec<blst_fp2> = (0..n).map(|i| blst_fp2 { fp: [b[i], d[i]] }).collect();
+    let x: Vec<Fp2> = (0..n).map(|i| Fp2 { fp: [a[i], c[i]] }).collect();
+    let y: Vec<Fp2> = (0..n).map(|i| Fp2 { fp: [b[i], d[i]] }).collect();
     let xw = flat(&x.par_iter().map(layout::fp2_words).collect::<Vec<_>>());
     let yw = flat(&y.par_iter().map(layout::fp2_words).collect::<Vec<_>>());
-    let w2 = |v: blst_fp2| layout::fp2_words(&v).to_vec();
-    type B2 = fn(&blst_fp2, &blst_fp2) -> blst_fp2;
-    let bins: [(&str, B2); 3] = [
-        ("add", op2!(blst_fp2, blst_fp2_add)),
-        ("sub", op2!(blst_fp2, blst_fp2_sub)),
-        ("mul", op2!(blst_fp2, blst_fp2_mul)),
-    ];
+    let w2 = |v: Fp2| layout::fp2_words(&v).to_vec();
+    type B2 = fn(&Fp2, &Fp2) -> Fp2;
+    let bins: [(&str, B2); 3] = [("add", Fp2::add), ("sub", Fp2::sub), ("mul", Fp2::mul)];
     for (op, f) in bins {
         let (got, ms) = launch_ew(gpu, m, &format!("k_fp2_{op}"), &[&xw, &yw], 24, n)?;
         out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| w2(f(&x[i], &y[i]))));
     }
-    type U2 = fn(&blst_fp2) -> blst_fp2;
-    let uns: [(&str, U2); 4] = [
-        ("neg", |a| {
-            let mut r = blst_fp2::default();
-            unsafe { blst_fp2_cneg(&mut r, a, true) };
-            r
-        }),
-        ("dbl", |a| {
-            let mut r = blst_fp2::default();
-            unsafe { blst_fp2_add(&mut r, a, a) };
-            r
-        }),
-        ("sqr", op1!(blst_fp2, blst_fp2_sqr)),
-        ("inv", op1!(blst_fp2, blst_fp2_inverse)),
-    ];
+    type U2 = fn(&Fp2) -> Fp2;
+    let uns: [(&str, U2); 4] = [("neg", Fp2::neg), ("dbl", |a| a.add(a)), ("sqr", Fp2::sqr), ("inv", Fp2::inv)];
     for (op, f) in uns {
         let (got, ms) = launch_ew(gpu, m, &format!("k_fp2_{op}"), &[&xw], 24, n)?;
         out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| w2(f(&x[i]))));
@@ -433,9 +334,9 @@ pub fn random_points<G: Group>(n: usize, seed: u64, tag: u64) -> Vec<G::Jac> {
             let mut r = rng(seed, tag, c as u64);
             let mut s = [0u8; 32];
             r.fill_bytes(&mut s);
-            let mut p = G::mult(&G::generator(), &s);
+            let mut p = G::mult(&G::generator(), &s, 255);
             r.fill_bytes(&mut s);
-            let step = G::mult(&G::generator(), &s);
+            let step = G::mult(&G::generator(), &s, 255);
             let len = CHUNK.min(n - c * CHUNK);
             (0..len)
                 .map(|_| {
@@ -448,7 +349,7 @@ pub fn random_points<G: Group>(n: usize, seed: u64, tag: u64) -> Vec<G::Jac> {
 }
 
 fn is_inf<G: Group>(p: &G::Jac) -> bool {
-    G::f_is_zero(&G::jac(p).2)
+    G::xyz(p).2.is_zero()
 }
 
 /// Affine points with infinity as (0, 0).
@@ -458,7 +359,7 @@ pub fn affine<G: Group>(ps: &[G::Jac]) -> Vec<G::Aff> {
         .par_chunks(CHUNK)
         .flat_map_iter(|c| {
             let c: Vec<G::Jac> = c.iter().map(|p| if is_inf::<G>(p) { G::generator() } else { *p }).collect();
-            G::to_affine_batch(&c)
+            G::batch_to_affine_vec(&c)
         })
         .collect();
     for (i, p) in ps.iter().enumerate() {
@@ -480,7 +381,7 @@ fn curve_checks<G: Group>(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut 
     q[1] = inf;
     p[2] = inf;
     q[2] = inf;
-    q[3] = G::add(&G::dbl(&p[3]), &G::neg(&p[3]));
+    q[3] = G::add(&G::double(&p[3]), &G::neg(&p[3]));
     q[4] = G::neg(&p[4]);
     q[5] = p[5];
     let qa = affine::<G>(&q);
@@ -497,9 +398,9 @@ fn curve_checks<G: Group>(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut 
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_add"), &[&pw, &qw], 4 * w, n)?;
     out.push(same(&format!("{g}_add (XYZZ)"), &got, ms, &|i| G::add(&p[i], &q[i])));
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_madd"), &[&pw, &qaw], 4 * w, n)?;
-    out.push(same(&format!("{g}_madd (XYZZ+aff)"), &got, ms, &|i| G::add_aff(&p[i], &qa[i])));
+    out.push(same(&format!("{g}_madd (XYZZ+aff)"), &got, ms, &|i| G::add_affine(&p[i], &qa[i])));
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_dbl"), &[&pw], 4 * w, n)?;
-    out.push(same(&format!("{g}_dbl (XYZZ)"), &got, ms, &|i| G::dbl(&p[i])));
+    out.push(same(&format!("{g}_dbl (XYZZ)"), &got, ms, &|i| G::double(&p[i])));
     let pa = affine::<G>(&p);
     let (got, ms) = launch_ew(gpu, m, &format!("k_{g}_to_affine"), &[&pw], 2 * w, n)?;
     out.push(compare(&format!("{g}_to_affine"), &got, 2 * w, n, ms, |i| G::aff_words(&pa[i])));

@@ -55,19 +55,23 @@ pub fn resident_bytes(srs: &ParamsFile) -> u64 {
     SectionKind::ALL.iter().map(|&k| srs.raw(k).len() as u64).sum()
 }
 
-/// The five point sections of one `.params` file, converted on the device once and kept there
-/// for the life of the process (the SRS-resident memory plan).
+/// The point sections of one `.params` file that the memory plan keeps on the device
+/// ([`super::residency`]), converted once and kept for the life of the process.
 pub struct ResidentSrs {
     pub path: PathBuf,
-    sections: Vec<DeviceBuffer<u32>>,
+    sections: Vec<Option<DeviceBuffer<u32>>>,
 }
 
 impl ResidentSrs {
-    /// Converts every section of `srs` chunk by chunk (module "srs") and checks every point's
-    /// status; a bad point is an error naming the file, the section and the point.
-    pub fn load(gpu: &Gpu, m: &Module, srs: &ParamsFile) -> anyhow::Result<ResidentSrs> {
+    /// Converts the sections `kinds` of `srs` chunk by chunk (module "srs") and checks every
+    /// point's status; a bad point is an error naming the file, the section and the point.
+    pub fn load(gpu: &Gpu, m: &Module, srs: &ParamsFile, kinds: &[SectionKind]) -> anyhow::Result<ResidentSrs> {
         let mut sections = Vec::with_capacity(5);
         for kind in SectionKind::ALL {
+            if !kinds.contains(&kind) {
+                sections.push(None);
+                continue;
+            }
             // Each uploaded chunk's file pages leave the process's RSS (the device holds them).
             let release = |at: usize, len: usize| srs.release_pages(kind, at, len);
             let buf = if kind == SectionKind::BG2 {
@@ -76,14 +80,19 @@ impl ResidentSrs {
                 convert_resident::<G1>(gpu, m, srs.raw(kind), &release)
             };
             let buf = buf.map_err(|e| anyhow!("{}: section {}: {e}", srs.path.display(), kind.name()))?;
-            sections.push(buf);
+            sections.push(Some(buf));
         }
         Ok(ResidentSrs { path: srs.path.clone(), sections })
     }
 
-    /// The converted points of one section.
-    pub fn section(&self, kind: SectionKind) -> &DeviceBuffer<u32> {
-        &self.sections[kind as usize]
+    /// The converted points of one section, if it is resident.
+    pub fn section(&self, kind: SectionKind) -> Option<&DeviceBuffer<u32>> {
+        self.sections[kind as usize].as_ref()
+    }
+
+    /// Frees one section's points (the plan streams it from now on).
+    pub fn evict(&mut self, kind: SectionKind) {
+        self.sections[kind as usize] = None;
     }
 }
 

@@ -3,7 +3,6 @@
 //! five query results (bellperson's formulas):
 //!   A = α + Σa + r·δ,  B = β + Σb₂ + s·δ,
 //!   C = s·A' + r·B₁ + r·s·δ + s·α + r·β + H + L,  where A' = Σa and B₁ = Σb₁ (no α, β, δ).
-use blst::{blst_p1, blst_p2};
 use blstrs::{G1Projective, G2Projective, Scalar};
 use ff::Field;
 use group::Curve;
@@ -12,7 +11,7 @@ use rand_chacha::ChaCha20Rng;
 
 use super::Proof;
 use crate::circuit::Assignment;
-use crate::ec::{g1_from_blst, g2_from_blst};
+use crate::ec::{g1_from_blst, g2_from_blst, P1, P2};
 use crate::srs::{Shape, VerifyingKey};
 
 /// The sums Σ s_i·P_i over each section, computed by a backend.
@@ -26,7 +25,7 @@ pub struct QueryResults {
 
 impl QueryResults {
     /// The five sums from blst's points, as both backends compute them.
-    pub fn from_blst(h: &blst_p1, l: &blst_p1, a: &blst_p1, b_g1: &blst_p1, b_g2: &blst_p2) -> Self {
+    pub fn from_blst(h: &P1, l: &P1, a: &P1, b_g1: &P1, b_g2: &P2) -> Self {
         QueryResults {
             h: g1_from_blst(h),
             l: g1_from_blst(l),

@@ -12,5 +12,5 @@ pub mod snap;
 
 pub use c1::C1Input;
 pub use post::{PostInput, PostPublic, PostSector};
-pub use proof_type::{prover_id, PorepKind};
+pub use proof_type::{prover_id, PorepKind, SectorIdentity};
 pub use snap::{SnapInput, SnapPublic};

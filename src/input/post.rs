@@ -5,7 +5,7 @@
 //!
 //! What can be checked without the tree types is checked here (keys, encodings, canonical
 //! randomness, sector order, counts, proof type); the vanilla proofs themselves are decoded and
-//! checked against the challenges in [`crate::circuit::post`].
+//! checked against the challenges where the circuits are built.
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};

@@ -1,4 +1,4 @@
-//! Partitions through the two locks (DESIGN.md, "The two-lock scheme").
+//! Partitions through the two locks (docs/ARCHITECTURE.md, "The two-lock pipeline").
 //!
 //! Every partition of every proof is one *job*. A job goes through these stages:
 //!

@@ -13,9 +13,9 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::budget::{self, Demand, MemoryPlan};
 use super::{Record, Stages};
-use crate::circuit::{circuits_from_c1, Assignment, CircuitKind, PorepProof, ProofCircuits, ProofKind, SectorIdentity};
+use crate::circuit::{circuits_from_c1, Assignment, CircuitKind, PorepProof, ProofCircuits, ProofKind};
 use crate::groth16::{randomness, PreparedVerifyingKey, PROOF_BYTES};
-use crate::input::C1Input;
+use crate::input::{C1Input, SectorIdentity};
 use crate::prover::{Backend, ProveTimings, Proved};
 use crate::srs::{self, ParamsFile};
 

@@ -7,8 +7,8 @@ use anyhow::{anyhow, bail, Result};
 use blstrs::Scalar;
 use ff::Field;
 
-use super::fixed_base::{g1_generator, g2_generator, G1Table, G2Table, Generator};
 use super::qap;
+use crate::ec::generator_table::{g1_generator, g2_generator, G1Table, G2Table, Generator};
 use crate::gpu::fixed_base::{FixedBaseGpu, DEFAULT_CHUNK};
 use crate::gpu::layout::{scalar_words, scalar_words_mut};
 use crate::gpu::ntt::Ntt;
@@ -54,7 +54,7 @@ pub trait FixedBase {
     }
 }
 
-/// The blst window tables of both generators (see [`super::fixed_base`]).
+/// The blst window tables of both generators (see [`crate::ec::generator_table`]).
 pub struct CpuTables {
     pub g1: G1Table,
     pub g2: G2Table,

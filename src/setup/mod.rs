@@ -16,7 +16,7 @@
 //!
 //! The toxic waste is drawn from ChaCha20 seeded with a u64, in the order τ, α, β, γ, δ, so a
 //! seed reproduces the files exactly. Points come from fixed-base window tables
-//! ([`fixed_base`]); each section is computed and written in chunks (scalars → points →
+//! ([`crate::ec::generator_table`]); each section is computed and written in chunks (scalars → points →
 //! bytes → file), so memory holds the R1CS, a few scalar vectors and one or two chunks of
 //! points, never a whole section of points.
 //!
@@ -29,7 +29,6 @@
 //! nothing under an official name; existing files are never replaced without `force`, and the
 //! default production cache (`/var/tmp/filecoin-proof-parameters`) is refused without `force`.
 pub mod engine;
-pub mod fixed_base;
 pub mod qap;
 
 use std::fs::File;
@@ -46,14 +45,15 @@ use rayon::prelude::*;
 
 use crate::circuit::r1cs::{Matrix, R1cs};
 use crate::circuit::{CircuitKind, ProofKind};
+use crate::ec::generator_table::{G1Table, G2Table, Generator};
 use crate::input::PorepKind;
+use crate::output::Staged;
 use crate::prover::DeviceChoice;
 use crate::srs::file::{SectionKind, Shape, VerifyingKey};
 use crate::srs::locate::DEFAULT_DIR;
 use crate::srs::write::{vk_bytes, ParamsWriter};
 use crate::srs::ParamsFile;
 use engine::{CpuTables, FixedBase, SetupDevice};
-use fixed_base::{G1Table, G2Table, Generator};
 
 /// The secret trapdoor of a Groth16 setup. Whoever knows it can forge proofs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,44 +191,6 @@ pub fn check_destination(dir: &Path, stem: &str, force: bool) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Temporary files removed on drop unless renamed into place.
-struct Staged {
-    tmp: Vec<(PathBuf, PathBuf)>,
-    done: bool,
-    /// Registrations with the SIGINT/SIGTERM handler, which removes the temp files.
-    _on_interrupt: Vec<crate::interrupt::Pending>,
-}
-
-impl Staged {
-    fn new(pairs: Vec<(PathBuf, PathBuf)>) -> Self {
-        let guards = pairs.iter().map(|(tmp, _)| crate::interrupt::register(tmp)).collect();
-        Staged { tmp: pairs, done: false, _on_interrupt: guards }
-    }
-    fn commit(mut self) -> Result<()> {
-        for (tmp, dst) in &self.tmp {
-            std::fs::rename(tmp, dst)
-                .with_context(|| format!("cannot rename {} to {}", tmp.display(), dst.display()))?;
-        }
-        self.done = true;
-        Ok(())
-    }
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        if !self.done {
-            for (tmp, _) in &self.tmp {
-                let _ = std::fs::remove_file(tmp);
-            }
-        }
-    }
-}
-
-fn tmp_path(dst: &Path) -> PathBuf {
-    let name = dst.file_name().unwrap().to_string_lossy();
-    dst.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
 /// UTC date and time of `t`, ISO 8601.
@@ -510,11 +472,7 @@ pub fn setup_circuit(opts: &SetupOptions, proof: ProofKind) -> Result<SetupRepor
     check_destination(&opts.out_dir, &stem, opts.force)?;
     std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let [params, vk_path, marker] = output_paths(&opts.out_dir, &stem);
-    let staged = Staged::new(vec![
-        (tmp_path(&marker), marker.clone()),
-        (tmp_path(&vk_path), vk_path.clone()),
-        (tmp_path(&params), params.clone()),
-    ]);
+    let staged = Staged::new(&[&marker, &vk_path, &params])?;
 
     let mut phases = Vec::new();
     let t = Instant::now();
@@ -527,7 +485,7 @@ pub fn setup_circuit(opts: &SetupOptions, proof: ProofKind) -> Result<SetupRepor
     let nnz = [r1cs.a.nnz(), r1cs.b.nnz(), r1cs.c.nnz()];
 
     let toxic = ToxicWaste::from_seed(opts.seed);
-    let tmp_params = &staged.tmp[2].0;
+    let tmp_params = staged.temp(2);
     let file = File::create(tmp_params).with_context(|| format!("cannot create {}", tmp_params.display()))?;
     let (gen, out) =
         generate_on(r1cs, &toxic, BufWriter::with_capacity(8 << 20, file), &device, opts.progress, opts.log)
@@ -542,7 +500,7 @@ pub fn setup_circuit(opts: &SetupOptions, proof: ProofKind) -> Result<SetupRepor
     check.check_shape(&gen.shape)?;
     let params_bytes = check.len() as u64;
     drop(check);
-    std::fs::write(&staged.tmp[1].0, vk_bytes(&gen.vk)?)
+    std::fs::write(staged.temp(1), vk_bytes(&gen.vk)?)
         .with_context(|| format!("cannot write {}", vk_path.display()))?;
     let note = format!(
         "INSECURE TEST PARAMETERS made by filsnark params setup, seed {}, date {}\n\
@@ -555,7 +513,7 @@ pub fn setup_circuit(opts: &SetupOptions, proof: ProofKind) -> Result<SetupRepor
         stem,
         env!("CARGO_PKG_VERSION")
     );
-    std::fs::write(&staged.tmp[0].0, note).with_context(|| format!("cannot write {}", marker.display()))?;
+    std::fs::write(staged.temp(0), note).with_context(|| format!("cannot write {}", marker.display()))?;
     // Re-check right before the renames: a file may have appeared during the run.
     check_destination(&opts.out_dir, &stem, opts.force)?;
     staged.commit()?;

@@ -13,7 +13,7 @@ use ff::Field;
 use rayon::prelude::*;
 
 use crate::circuit::r1cs::{Matrix, R1cs, INPUT_FLAG, ONE_ID};
-use crate::cpu::ntt::Domain;
+use crate::cpu::ntt::EvaluationDomain;
 
 /// τ^i for i < n, in parallel.
 pub fn powers(tau: Scalar, n: usize) -> Vec<Scalar> {
@@ -31,7 +31,7 @@ pub fn powers(tau: Scalar, n: usize) -> Vec<Scalar> {
 
 /// L_r(τ) for r < 2^log_n: the Lagrange basis of the domain of 2^log_n-th roots of unity.
 pub fn lagrange_at(tau: Scalar, log_n: u32) -> Vec<Scalar> {
-    let domain = Domain::new(log_n);
+    let domain = EvaluationDomain::new(log_n);
     let mut v = powers(tau, domain.n);
     domain.intt(&mut v);
     v

@@ -10,6 +10,7 @@ use blstrs::{G1Affine, G2Affine};
 use memmap2::Mmap;
 
 use super::points::{G1_BYTES, G2_BYTES};
+use crate::ec::{G1, G2};
 
 /// The five point sections of a `.params` file, in file order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,6 +168,9 @@ impl ParamsFile {
     pub fn open(path: &Path) -> Result<Self> {
         let p = path.display();
         let file = File::open(path).with_context(|| format!("{p}: cannot open the parameter file"))?;
+        // SAFETY: a read-only mapping, read only as bytes. The one assumption is the one every
+        // prover makes of its parameter files: nobody truncates or rewrites the file while it is
+        // mapped (setup writes under a temporary name and renames, never in place).
         let map = unsafe { Mmap::map(&file) }.with_context(|| format!("{p}: cannot mmap the parameter file"))?;
         let (vk, mut at) = parse_vk(&map, path)?;
         let mut sections = [Section { kind: SectionKind::H, offset: 0, count: 0 }; 5];
@@ -241,8 +245,8 @@ impl ParamsFile {
             let stride = (s.count / SAMPLES_PER_SECTION).max(1);
             let raw = self.raw(s.kind);
             let bad = match s.kind {
-                SectionKind::BG2 => super::points::check_sample_g2(raw, stride),
-                _ => super::points::check_sample_g1(raw, stride),
+                SectionKind::BG2 => super::points::check_sample::<G2>(raw, stride),
+                _ => super::points::check_sample::<G1>(raw, stride),
             };
             if let Some(i) = bad {
                 return Err(format!(

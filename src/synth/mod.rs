@@ -46,8 +46,7 @@ use storage_proofs_porep::stacked::{generate_replica_id, Challenges, Proof, Publ
 
 use self::labels::{drg_parents, exp_parents, SparseLabels};
 use self::proofs::SyntheticSector;
-use crate::circuit::SectorIdentity;
-use crate::input::{prover_id, C1Input, PorepKind};
+use crate::input::{prover_id, C1Input, PorepKind, SectorIdentity};
 
 type G = DefaultPieceHasher;
 type DataDomain = <Sha256Hasher as Hasher>::Domain;

@@ -6,8 +6,9 @@
 //! sparse tree R that is zero elsewhere ([`SparseTree`]), a random comm_c, and
 //! comm_r = H(comm_c ‖ comm_r_last). The inclusion proofs come out in the crates' types and are
 //! serialised as filecoin-proofs does (bincode of `FallbackPoStSectorProof`). The output is
-//! parsed back and checked by filsnark's post.json reader and vanilla checks before it is
-//! returned.
+//! parsed back by filsnark's post.json reader and judged by the crates' own partitioning and
+//! vanilla verifier (`partition_vanilla_proofs`, what `*_post_with_vanilla` run first) before it
+//! is returned.
 use std::path::Path;
 
 use anyhow::{ensure, Context, Result};
@@ -22,8 +23,8 @@ use storage_proofs_post::fallback::{self, SectorProof};
 
 use super::sparse_tree::SparseTree;
 use super::trees::{comm_r, sector_tree_arities};
-use crate::circuit::kind::with_shape;
 use crate::input::fields::{to_base64, to_hex};
+use crate::input::proof_type::with_shape;
 use crate::input::{prover_id, PorepKind, PostInput};
 
 /// What to synthesize.
@@ -63,8 +64,38 @@ pub fn synth_post(opts: &PostSynthOptions) -> Result<Vec<u8>> {
     let bytes = serde_json::to_vec(&json)?;
     let parsed = PostInput::parse(&bytes, Path::new("<synthesized post.json>"), opts.registered.typ())
         .context("filsnark's post.json reader rejects the synthesized file")?;
-    crate::circuit::post::circuits_from_post(&parsed).context("the synthesized vanilla proofs do not check")?;
+    with_shape!(size, crate_check, &parsed).context("the crates' vanilla verifier rejects the synthesized proofs")?;
     Ok(bytes)
+}
+
+/// filecoin-proofs' `partition_vanilla_proofs` on a post.json: it lays the sectors' proofs out
+/// per partition and runs storage-proofs-post's vanilla verifier on every partition.
+fn crate_check<Tree: 'static + MerkleTreeTrait>(input: &PostInput) -> Result<()> {
+    let p = &input.public;
+    let config = p.registered.as_v1_config();
+    let pp = match p.typ() {
+        PoStType::Window => filecoin_proofs::parameters::window_post_public_params::<Tree>(&config)?,
+        PoStType::Winning => filecoin_proofs::parameters::winning_post_public_params::<Tree>(&config)?,
+    };
+    let domain = |b: &[u8; 32]| <Tree::Hasher as Hasher>::Domain::try_from_bytes(b);
+    let mut proofs = Vec::with_capacity(input.vanilla.len());
+    let mut sectors = Vec::with_capacity(input.vanilla.len());
+    for (s, bytes) in p.sectors.iter().zip(&input.vanilla) {
+        proofs.push(bincode::deserialize::<FallbackPoStSectorProof<Tree>>(bytes)?);
+        sectors.push(fallback::PublicSector { id: SectorId::from(s.num), comm_r: domain(&s.comm_r)? });
+    }
+    let pub_inputs = fallback::PublicInputs {
+        randomness: domain(&p.randomness)?,
+        prover_id: domain(&prover_id(p.miner_id))?,
+        sectors,
+        k: None,
+    };
+    let partitions = match p.typ() {
+        PoStType::Window => crate::input::post::window_partitions(p.registered, p.sectors.len()),
+        PoStType::Winning => 1,
+    };
+    filecoin_proofs::partition_vanilla_proofs(&config, &pp, &pub_inputs, partitions, &proofs)?;
+    Ok(())
 }
 
 /// Per sector: number, comm_r, vanilla proof bytes.

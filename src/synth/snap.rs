@@ -10,8 +10,8 @@
 //! one value per block up to the level where nodes span more than a block, and every node
 //! above it. So comm_r_old, comm_d_new, phi, every rho and comm_r_new are computed before
 //! any challenge is drawn, as the real encoding does, and the vanilla proofs are the crates'
-//! Merkle proofs in those trees. The output is checked by filsnark's snap.json reader and
-//! the crate's vanilla verifier before it is returned.
+//! Merkle proofs in those trees. Every partition passes the crate's vanilla verifier, and the
+//! output filsnark's snap.json reader, before it is returned.
 use std::path::Path;
 
 use anyhow::{ensure, Context, Result};
@@ -21,14 +21,16 @@ use generic_array::typenum::{U0, U2};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use storage_proofs_core::merkle::{MerkleProof, MerkleTreeTrait};
+use storage_proofs_core::proof::ProofScheme;
 use storage_proofs_update::constants::{h_default, TreeRDomain, TreeRHasher};
-use storage_proofs_update::{phi, rho, ChallengeProof, Challenges, PartitionProof};
+use storage_proofs_update::{
+    phi, rho, ChallengeProof, Challenges, EmptySectorUpdate, PartitionProof, PublicInputs, PublicParams,
+};
 
 use super::sparse_tree::{hash_group, leaf_count, shape_arities, SparseTree};
 use super::trees::{comm_r, sector_tree_arities};
-use crate::circuit::kind::with_shape;
-use crate::circuit::snap::public_params;
 use crate::input::fields::{to_base64, to_hex};
+use crate::input::proof_type::with_shape;
 use crate::input::snap::registered_update;
 use crate::input::{PorepKind, SnapInput};
 
@@ -124,9 +126,8 @@ pub fn synth_snap(size: PorepKind, seed: u64) -> Result<Vec<u8>> {
         "VanillaProofs": proofs.iter().map(|p| to_base64(p)).collect::<Vec<_>>(),
     });
     let bytes = serde_json::to_vec(&json)?;
-    let parsed = SnapInput::parse(&bytes, Path::new("<synthesized snap.json>"))
+    SnapInput::parse(&bytes, Path::new("<synthesized snap.json>"))
         .context("filsnark's snap.json reader rejects the synthesized file")?;
-    crate::circuit::snap::circuits_from_snap(&parsed).context("the synthesized vanilla proofs do not verify")?;
     Ok(bytes)
 }
 
@@ -143,7 +144,7 @@ fn partitions_with<Tree>(size: PorepKind, seed: u64) -> Result<Update>
 where
     Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>,
 {
-    let pp = public_params(size);
+    let pp = PublicParams::from_sector_size(size.sector_size());
     let nodes = pp.sector_nodes as u64;
     let h = h_default(pp.sector_nodes);
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
@@ -178,9 +179,15 @@ where
                     })
                 })
                 .collect::<Result<Vec<_>>>()?;
-            Ok(bincode::serialize(&PartitionProof::<Tree> { comm_c, apex_leafs, challenge_proofs })?)
+            Ok(PartitionProof::<Tree> { comm_c, apex_leafs, challenge_proofs })
         })
         .collect::<Result<Vec<_>>>()?;
+    let pub_inputs = PublicInputs { k: 0, comm_r_old, comm_d_new, comm_r_new, h };
+    ensure!(
+        EmptySectorUpdate::<Tree>::verify_all_partitions(&pp, &pub_inputs, &proofs)?,
+        "the crate's vanilla verifier rejects the synthesized partition proofs"
+    );
+    let proofs = proofs.iter().map(bincode::serialize).collect::<Result<Vec<_>, _>>()?;
     Ok(([bytes32(&comm_r_old), bytes32(&comm_r_new), bytes32(&comm_d_new)], proofs))
 }
 

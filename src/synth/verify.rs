@@ -22,8 +22,7 @@ use storage_proofs_porep::stacked::{
     StackedDrg, Tau, TOTAL_PARENTS,
 };
 
-use crate::circuit::SectorIdentity;
-use crate::input::{prover_id, C1Input, PorepKind};
+use crate::input::{prover_id, C1Input, PorepKind, SectorIdentity};
 
 type G = DefaultPieceHasher;
 

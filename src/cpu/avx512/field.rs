@@ -354,18 +354,18 @@ pub fn words_from_limbs<const N: usize, const W: usize>(l: &[u64; N]) -> [u64; W
 
 #[cfg(test)]
 mod tests {
-    use super::super::{available, FP, FR};
+    use super::super::{available_for_test, FP, FR};
     use super::*;
     use blstrs::{Fp, Scalar};
     use ff::{Field, PrimeField};
     use rand::SeedableRng;
 
     fn fr_words(v: &Scalar) -> [u64; 4] {
-        blst::blst_fr::from(*v).l
+        crate::ec::Fr::from(*v).l
     }
 
     fn fr_from_words(w: [u64; 4]) -> Scalar {
-        Scalar::from(blst::blst_fr { l: w })
+        Scalar::from(crate::ec::Fr { l: w })
     }
 
     /// Eight Fr values through ours: op on lanes, back to blst.
@@ -384,7 +384,7 @@ mod tests {
 
     #[target_feature(enable = "avx512f,avx512ifma")]
     unsafe fn fp_op(x: &[Fp; 8], y: &[Fp; 8], op: u8) -> [Fp; 8] {
-        let w = |v: &Fp| blst::blst_fp::from(*v).l;
+        let w = |v: &Fp| crate::ec::Fp::from(*v).l;
         let a = from_blst(&FP, &x.map(|v| w(&v)));
         let b = from_blst(&FP, &y.map(|v| w(&v)));
         let c = match op {
@@ -393,14 +393,14 @@ mod tests {
             2 => sub(&FP, &a, &b),
             _ => sqr(&FP, &a),
         };
-        to_blst::<8, 6>(&FP, &c).map(|l| Fp::from(blst::blst_fp { l }))
+        to_blst::<8, 6>(&FP, &c).map(|l| Fp::from(crate::ec::Fp { l }))
     }
 
     /// mul_lazy(x + p, y + p) and sqr_lazy(x + p), made canonical: the lazy forms take operands
     /// up to 2p, as the bucket additions give them.
     #[target_feature(enable = "avx512f,avx512ifma")]
     unsafe fn fp_lazy_plus_p(x: &[Fp; 8], y: &[Fp; 8]) -> ([Fp; 8], [Fp; 8]) {
-        let w = |v: &Fp| blst::blst_fp::from(*v).l;
+        let w = |v: &Fp| crate::ec::Fp::from(*v).l;
         let plus_p = |v: Lanes<8>| {
             let mut t: [__m512i; 8] = per_limb!(8, |j| _mm512_add_epi64(v.0[j], splat64(FP.p[j])));
             normalize(&mut t);
@@ -408,14 +408,13 @@ mod tests {
         };
         let a = plus_p(from_blst(&FP, &x.map(|v| w(&v))));
         let b = plus_p(from_blst(&FP, &y.map(|v| w(&v))));
-        let back = |c: Lanes<8>| to_blst::<8, 6>(&FP, &canonical(&FP, &c)).map(|l| Fp::from(blst::blst_fp { l }));
+        let back = |c: Lanes<8>| to_blst::<8, 6>(&FP, &canonical(&FP, &c)).map(|l| Fp::from(crate::ec::Fp { l }));
         (back(mul_lazy(&FP, &a, &b)), back(sqr_lazy(&FP, &a)))
     }
 
     #[test]
     fn lanes_match_blst_for_fr_and_fp() {
-        if !available() {
-            eprintln!("no AVX-512 IFMA on this CPU: nothing to compare");
+        if !available_for_test("lanes_match_blst_for_fr_and_fp") {
             return;
         }
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(52);
@@ -433,6 +432,7 @@ mod tests {
                 std::array::from_fn(
                     |l| if round < 4 { fr_edge[(l * 3 + round) % 4] } else { Scalar::random(&mut rng) },
                 );
+            // SAFETY: available_for_test found AVX-512F and IFMA.
             let (m, a, s, q) = unsafe { (fr_op(&x, &y, 0), fr_op(&x, &y, 1), fr_op(&x, &y, 2), fr_op(&x, &y, 3)) };
             for l in 0..8 {
                 assert_eq!(m[l], x[l] * y[l], "Fr mul {:?} {:?}", x[l].to_repr(), y[l].to_repr());
@@ -446,7 +446,9 @@ mod tests {
                 );
             let y: [Fp; 8] =
                 std::array::from_fn(|l| if round < 4 { fp_edge[(l * 3 + round) % 4] } else { Fp::random(&mut rng) });
+            // SAFETY: available_for_test found AVX-512F and IFMA.
             let (m, a, s, q) = unsafe { (fp_op(&x, &y, 0), fp_op(&x, &y, 1), fp_op(&x, &y, 2), fp_op(&x, &y, 3)) };
+            // SAFETY: available_for_test found AVX-512F and IFMA.
             let (ml, ql) = unsafe { fp_lazy_plus_p(&x, &y) };
             for l in 0..8 {
                 assert_eq!(ml[l], x[l] * y[l], "Fp mul_lazy, operands + p");

@@ -10,6 +10,11 @@
 //! Used when the CPU has AVX-512F and AVX-512 IFMA (checked at run time, once) and
 //! `FILSNARK_CPU_AVX512` is not `0`; otherwise the blst code in the parent module runs. Both give
 //! the same bytes (tests).
+//!
+//! Tests of these kernels ask [`available_for_test`] first: on a CPU without IFMA they print a
+//! line naming the test and why it is skipped (straight to the terminal, past the test
+//! harness's capture) and pass; with `FILSNARK_EXPECT_IFMA=1` in the environment (a CI machine
+//! known to have IFMA) they fail instead, so that a lost CPU feature cannot pass unnoticed.
 pub mod field;
 pub mod msm;
 pub mod ntt;
@@ -82,6 +87,27 @@ pub fn available() -> bool {
     })
 }
 
+/// Whether the IFMA test `test` can run here: true where [`available`]. Otherwise it writes
+/// "skipped `test`: …" to the terminal and returns false, or panics where `FILSNARK_EXPECT_IFMA`
+/// is `1` (IFMA expected: the test must not pass by skipping).
+pub fn available_for_test(test: &str) -> bool {
+    if available() {
+        return true;
+    }
+    let why = if std::env::var("FILSNARK_CPU_AVX512").is_ok_and(|v| v == "0") {
+        "FILSNARK_CPU_AVX512=0 turns the AVX-512 kernels off"
+    } else {
+        "this CPU has no AVX-512 IFMA"
+    };
+    if std::env::var("FILSNARK_EXPECT_IFMA").is_ok_and(|v| v == "1") {
+        panic!("{test}: FILSNARK_EXPECT_IFMA=1, but {why}");
+    }
+    // Straight to stderr: the harness captures print!/eprint! of passing tests, not this.
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "skipped {test}: {why}");
+    false
+}
+
 /// `len` copies of `fill`, the vector's whole 2 MiB pages advised to be huge pages before anything
 /// touches them. For the H polynomial's buffers: freed just before the H MSM takes its huge pages
 /// for the points, their pages go straight back to it, instead of the MSM's coming from memory the
@@ -111,6 +137,8 @@ pub fn advise_huge(ptr: *mut u8, len: usize) {
             fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
         }
         const MADV_HUGEPAGE: i32 = 14;
+        // SAFETY: madvise reads no memory; MADV_HUGEPAGE only changes how pages of the range are
+        // backed, and a bad range makes the call fail (ignored), nothing else.
         unsafe { madvise(ptr as *mut _, len, MADV_HUGEPAGE) };
     }
 }
@@ -123,7 +151,9 @@ impl<T> Clone for SyncPtr<T> {
     }
 }
 impl<T> Copy for SyncPtr<T> {}
+// SAFETY: the pointer is only dereferenced through `at`, whose callers promise disjoint elements.
 unsafe impl<T> Send for SyncPtr<T> {}
+// SAFETY: as for Send.
 unsafe impl<T> Sync for SyncPtr<T> {}
 
 impl<T> SyncPtr<T> {

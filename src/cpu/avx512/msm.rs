@@ -1,8 +1,8 @@
 //! Σ k_i·P_i over G1 on AVX-512 IFMA: Pippenger with signed c-bit digits, the bucket sums by
 //! batch-affine additions eight lanes wide, the same point as blst's `msm_g1`.
 //!
-//! 1. [`prepare`]: points to our form (one 128-byte [`Affine`] each, from blst's points or straight
-//!    from a section's bytes: [`Points`]); each scalar k (taken mod r)
+//! 1. [`prepare`]: points to our form (one 128-byte [`Affine`] each, from decoded points or
+//!    straight from a section's bytes: [`G1Points`]); each scalar k (taken mod r)
 //!    is replaced by r − k with the point negated when k > (r−1)/2, so k < 2^254; then
 //!    k + Σ_w 2^(c·w + c−1) written in base 2^c gives the signed digits d_w ∈ [−2^(c−1), 2^(c−1))
 //!    with no carries to chase. Each window keeps one u32 key per point: |d| and the sign
@@ -25,15 +25,15 @@ mod curve;
 mod g2;
 mod source;
 
-use blst::{blst_p1, blst_p1_affine, blst_scalar};
 use rayon::prelude::*;
 
 use super::SyncPtr;
+use crate::ec::{Curve, P1Affine, ScalarBytes, G1, P1};
 use buckets::{Pool, Sorted, NEG};
-use coord::Coord;
+use coord::{Coord, Jacobian};
 use curve::{Affine, Fe};
 pub use g2::{msm_g2_raw, sum_g2_raw};
-pub use source::Points;
+pub use source::G1Points;
 
 /// r, little-endian words.
 const R: [u64; 4] = [0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805, 0x73eda753299d7d48];
@@ -50,24 +50,24 @@ const MAX_GROUPS: usize = 256;
 
 /// Σ scalars[i]·points[i] (scalars little-endian, taken mod r as blst does with 255 bits).
 /// Needs [`super::available`].
-pub fn msm_g1(points: &[blst_p1_affine], scalars: &[blst_scalar]) -> blst_p1 {
-    msm_g1_from(Points::Blst(points), scalars)
+pub fn msm_g1(points: &[P1Affine], scalars: &[ScalarBytes]) -> P1 {
+    msm_g1_from(G1Points::Decoded(points), scalars)
 }
 
-/// [`msm_g1`] over points in either form ([`Points`]: blst's, or a section's raw bytes).
-pub fn msm_g1_from(points: Points, scalars: &[blst_scalar]) -> blst_p1 {
+/// [`msm_g1`] over points in either form ([`G1Points`]: decoded, or a section's raw bytes).
+pub fn msm_g1_from(points: G1Points, scalars: &[ScalarBytes]) -> P1 {
     assert!(super::available(), "AVX-512 IFMA MSM called on a CPU without it");
     let n = points.len();
     assert_eq!(n, scalars.len());
     if n == 0 {
-        return blst_p1::default();
+        return P1::default();
     }
     let chunks = n.div_ceil(MAX_CHUNK);
     let size = n.div_ceil(chunks);
-    let mut out = blst_p1::default();
+    let mut out = P1::default();
     for (k, s) in scalars.chunks(size).enumerate() {
         let part = msm_chunk(points.range(k * size, k * size + s.len()), s);
-        unsafe { blst::blst_p1_add_or_double(&mut out, &out, &part) };
+        out = G1::add(&out, &part);
     }
     out
 }
@@ -76,39 +76,40 @@ pub fn msm_g1_from(points: Points, scalars: &[blst_scalar]) -> blst_p1 {
 /// by the MSM's batch-affine accumulation with every point in one bucket: blocks of
 /// [`SUM_BLOCK`] points are converted into a buffer of their own and summed in parallel (no
 /// decoding by blst, no vector of all the points).
-pub fn sum_g1_raw(raw: &[u8], indices: &[u32]) -> blst_p1 {
+pub fn sum_g1_raw(raw: &[u8], indices: &[u32]) -> P1 {
     sum_raw::<Fe>(raw, indices)
 }
 
 /// [`sum_g1_raw`] in either group.
-fn sum_raw<C: Coord>(raw: &[u8], indices: &[u32]) -> C::Proj {
+fn sum_raw<C: Coord>(raw: &[u8], indices: &[u32]) -> Jacobian<C> {
     assert!(super::available(), "AVX-512 IFMA sum called on a CPU without it");
-    let parts: Vec<C::Proj> =
-        indices.par_chunks(SUM_BLOCK).map(|block| unsafe { sum_block::<C>(raw, block) }).collect();
-    let mut out = C::Proj::default();
-    for p in &parts {
-        C::proj_add(&mut out, p);
-    }
-    out
+    let parts: Vec<Jacobian<C>> = indices
+        .par_chunks(SUM_BLOCK)
+        // SAFETY: the CPU has AVX-512F and IFMA (asserted above).
+        .map(|block| unsafe { sum_block::<C>(raw, block) })
+        .collect();
+    parts.iter().fold(Jacobian::<C>::default(), |acc, p| C::Group::add(&acc, p))
 }
 
 /// Points per block of [`sum_raw`].
 const SUM_BLOCK: usize = 1 << 15;
 
+/// Σ of the points `block` of a section's raw bytes (one task of [`sum_raw`]).
+///
+/// # Safety
+/// The CPU has AVX-512F and AVX-512 IFMA.
 #[target_feature(enable = "avx512f,avx512ifma")]
-unsafe fn sum_block<C: Coord>(raw: &[u8], block: &[u32]) -> C::Proj {
+unsafe fn sum_block<C: Coord>(raw: &[u8], block: &[u32]) -> Jacobian<C> {
+    let size = C::Group::UNCOMPRESSED_BYTES;
     // Points at infinity add nothing, and the accumulation takes every entry for a real point.
-    let live: Vec<u32> = block
-        .iter()
-        .copied()
-        .filter(|&i| !crate::srs::points::is_infinity(&raw[i as usize * C::RAW_BYTES..]))
-        .collect();
+    let live: Vec<u32> =
+        block.iter().copied().filter(|&i| !crate::ec::encoding::is_infinity(&raw[i as usize * size..])).collect();
     let mut pts = Vec::with_capacity(live.len().next_multiple_of(8));
     for at in live.chunks(8) {
         pts.extend_from_slice(&C::convert8_at(raw, at)[..at.len()]);
     }
     if pts.is_empty() {
-        return C::Proj::default();
+        return Jacobian::<C>::default();
     }
     let entries: Vec<u64> = (0..pts.len() as u64).map(|i| 1 << 32 | i).collect();
     let groups = (entries.len() / (8 * 64)).clamp(1, 32);
@@ -117,15 +118,16 @@ unsafe fn sum_block<C: Coord>(raw: &[u8], block: &[u32]) -> C::Proj {
     let mut extras = buckets::accumulate::<C>(&pts, &entries, 0, cut, SyncPtr(primary.as_mut_ptr()));
     extras.push((1, primary[1]));
     let sums: Vec<C::Point> = extras.iter().map(|e| e.1).collect();
-    let mut out = C::Proj::default();
-    for p in sums.chunks(8).flat_map(|c| C::to_blst(c)) {
-        C::proj_add_affine(&mut out, &p);
+    let mut out = Jacobian::<C>::default();
+    for p in sums.chunks(8).flat_map(|c| C::to_group_affine(c)) {
+        out = C::Group::add_affine(&out, &p);
     }
     out
 }
 
-/// Window width and the constants that go with it.
-struct Plan {
+/// Pippenger's windows: the scalars cut into signed digits of c bits, and the constants that go
+/// with that width.
+struct SignedDigits {
     c: usize,
     windows: usize,
     /// Buckets per window, 2^(c−1).
@@ -134,11 +136,11 @@ struct Plan {
     offset: [u64; 5],
 }
 
-impl Plan {
+impl SignedDigits {
     fn new(n: usize) -> Self {
         // In multiplications: a bucket addition ~7, its sort ~1; a bucket in Σ b·B_b ~27.
         let cost = |c: usize| 255usize.div_ceil(c) * (8 * n + (27 << (c - 1)));
-        Plan::with_c((8..=20).min_by_key(|&c| cost(c)).unwrap())
+        SignedDigits::with_c((8..=20).min_by_key(|&c| cost(c)).unwrap())
     }
 
     fn with_c(c: usize) -> Self {
@@ -148,17 +150,17 @@ impl Plan {
             let bit = c * w + c - 1;
             offset[bit / 64] |= 1 << (bit % 64);
         }
-        Plan { c, windows, h: 1 << (c - 1), offset }
+        SignedDigits { c, windows, h: 1 << (c - 1), offset }
     }
 
     /// The keys of the points `range` in every window (window w's keys start at w·n), 0 where
-    /// the point is at infinity; eight points at a time on AVX-512 ([`Plan::keys8`]).
+    /// the point is at infinity; eight points at a time on AVX-512 ([`SignedDigits::keys8`]).
     ///
     /// # Safety
     /// `keys` holds windows·n values, and no one else writes those of `range`.
     unsafe fn fill_keys(
         &self,
-        scalars: &[blst_scalar],
+        scalars: &[ScalarBytes],
         range: std::ops::Range<usize>,
         inf: impl Fn(usize) -> bool,
         keys: SyncPtr<u32>,
@@ -189,7 +191,7 @@ impl Plan {
         }
     }
 
-    /// [`Plan::key`] of points i..i + 8 for every window, one lane per point (`negs`, `infs`:
+    /// [`SignedDigits::key`] of points i..i + 8 for every window, one lane per point (`negs`, `infs`:
     /// a bit per lane), each window's eight keys stored together.
     #[target_feature(enable = "avx512f")]
     unsafe fn keys8(&self, kc: &[[u64; 5]; 8], negs: u8, infs: u8, keys: SyncPtr<u32>, i: usize, n: usize) {
@@ -235,7 +237,7 @@ impl Plan {
 }
 
 /// k mod r (over k's low 255 bits), and whether it is above (r − 1)/2, then r − k if so.
-fn reduce_and_fold(s: &blst_scalar) -> ([u64; 4], bool) {
+fn reduce_and_fold(s: &ScalarBytes) -> ([u64; 4], bool) {
     let mut k: [u64; 4] = std::array::from_fn(|i| u64::from_le_bytes(s.b[8 * i..8 * i + 8].try_into().unwrap()));
     k[3] &= (1 << 63) - 1;
     if !less(&k, &R) {
@@ -274,13 +276,13 @@ fn add_offset(k: &[u64; 4], offset: &[u64; 5]) -> [u64; 5] {
     })
 }
 
-fn msm_chunk(points: Points, scalars: &[blst_scalar]) -> blst_p1 {
+fn msm_chunk(points: G1Points, scalars: &[ScalarBytes]) -> P1 {
     let n = points.len();
     assert!(n <= Sorted::MAX_POINTS);
-    let plan = Plan::new(n);
+    let plan = SignedDigits::new(n);
     let (pts, keys) = prepare(points, scalars, &plan);
     let pool = Pool::default();
-    let sums: Vec<blst_p1> =
+    let sums: Vec<P1> =
         (0..plan.windows).into_par_iter().map(|w| window_sum(&pts, &keys[w * n..(w + 1) * n], &plan, &pool)).collect();
     horner::<Fe>(&sums, plan.c)
 }
@@ -288,7 +290,7 @@ fn msm_chunk(points: Points, scalars: &[blst_scalar]) -> blst_p1 {
 /// The points in our form and, window after window, the keys (n per window). The keys are read
 /// in order, so they stay on 4 KiB pages: a huge page comes zeroed from memory the host has taken
 /// back, slowly (2KiB proof on a Zen 4 VM: 1.1 s less system time, H MSM 5.6 -> 4.9-5.1 s).
-fn prepare(points: Points, scalars: &[blst_scalar], plan: &Plan) -> (HugeBuf<Affine>, Vec<u32>) {
+fn prepare(points: G1Points, scalars: &[ScalarBytes], plan: &SignedDigits) -> (HugeBuf<Affine>, Vec<u32>) {
     const CHUNK: usize = 1 << 12;
     let n = points.len();
     let mut pts = HugeBuf::<Affine>::new(n);
@@ -298,6 +300,7 @@ fn prepare(points: Points, scalars: &[blst_scalar], plan: &Plan) -> (HugeBuf<Aff
         let i0 = ci * CHUNK;
         for j in (0..out.len()).step_by(8) {
             let k = (out.len() - j).min(8);
+            // SAFETY: msm_g1_from asserted AVX-512F and IFMA.
             let conv = unsafe { points.convert8(i0 + j, k) };
             for (l, a) in conv.iter().take(k).enumerate() {
                 out[j + l].write(*a);
@@ -319,18 +322,21 @@ struct HugeBuf<T: Copy> {
     len: usize,
 }
 
+// SAFETY: a HugeBuf owns its values as a Vec would; shared, it only gives out `&[T]`.
 unsafe impl<T: Copy + Sync> Sync for HugeBuf<T> {}
 
 impl<T: Copy> HugeBuf<T> {
     const ALIGN: usize = 1 << 21;
 
     fn layout(len: usize) -> std::alloc::Layout {
-        let size = (len * std::mem::size_of::<T>()).next_multiple_of(Self::ALIGN);
+        // At least one page: allocating zero bytes is undefined.
+        let size = (len * std::mem::size_of::<T>()).max(1).next_multiple_of(Self::ALIGN);
         std::alloc::Layout::from_size_align(size, Self::ALIGN).unwrap()
     }
 
     fn new(len: usize) -> Self {
         let layout = Self::layout(len);
+        // SAFETY: the layout's size is non-zero (at least one huge page).
         let ptr = unsafe { std::alloc::alloc(layout) } as *mut T;
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
@@ -340,6 +346,8 @@ impl<T: Copy> HugeBuf<T> {
     }
 
     fn uninit(&mut self) -> &mut [std::mem::MaybeUninit<T>] {
+        // SAFETY: ptr holds room for len values of T (aligned to 2 MiB), owned by self; MaybeUninit
+        // makes no claim that they are initialised.
         unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut _, self.len) }
     }
 }
@@ -347,25 +355,27 @@ impl<T: Copy> HugeBuf<T> {
 impl<T: Copy> std::ops::Deref for HugeBuf<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
+        // SAFETY: as in `uninit`, and every value was written through it before any read (the
+        // type's contract, kept by `prepare`).
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
 
 impl<T: Copy> Drop for HugeBuf<T> {
     fn drop(&mut self) {
+        // SAFETY: ptr came from `alloc` with this same layout.
         unsafe { std::alloc::dealloc(self.ptr as *mut u8, Self::layout(self.len)) };
     }
 }
 
 /// Σ_b b·(Σ of the points in bucket b) for one window's keys.
-fn window_sum(pts: &[Affine], keys: &[u32], plan: &Plan, pool: &Pool) -> blst_p1 {
+fn window_sum(pts: &[Affine], keys: &[u32], plan: &SignedDigits, pool: &Pool) -> P1 {
     let Some((primary, extras)) = window_buckets::<Fe>(pts, keys, plan, pool) else {
-        return blst_p1::default();
+        return P1::default();
     };
-    let mut sum = unsafe { buckets::bucket_sums(&primary, plan.h) };
-    let rest = extras_sum::<Fe>(&extras);
-    unsafe { blst::blst_p1_add_or_double(&mut sum, &sum, &rest) };
-    sum
+    // SAFETY: the buckets exist only where the AVX-512 MSM runs, on a CPU with AVX-512F and IFMA.
+    let sum = unsafe { buckets::bucket_sums(&primary, plan.h) };
+    G1::add(&sum, &extras_sum::<Fe>(&extras))
 }
 
 /// A window's buckets and the partial sums (bucket, E) of runs cut between slices.
@@ -374,7 +384,7 @@ type Buckets<C> = (Vec<<C as Coord>::Point>, Vec<(u32, <C as Coord>::Point)>);
 /// One window's buckets, in either group: `primary[b]` (b in 1..=h; infinity where empty) for
 /// the runs that begin at their bucket's first entry, and the partial sums (b, E) of the runs cut
 /// between slices. None where no point has a digit.
-fn window_buckets<C: Coord>(pts: &[C::Point], keys: &[u32], plan: &Plan, pool: &Pool) -> Option<Buckets<C>> {
+fn window_buckets<C: Coord>(pts: &[C::Point], keys: &[u32], plan: &SignedDigits, pool: &Pool) -> Option<Buckets<C>> {
     let sorted = Sorted::new(keys, plan.h, pool);
     let m = sorted.entries.len();
     if m == 0 {
@@ -385,6 +395,8 @@ fn window_buckets<C: Coord>(pts: &[C::Point], keys: &[u32], plan: &Plan, pool: &
     let (tasks, cut) = task_cut(m, plan.windows);
     let extras: Vec<(u32, C::Point)> = (0..tasks)
         .into_par_iter()
+        // SAFETY: the AVX-512 MSMs assert the CPU features on entry; `out` is this window's h + 1
+        // buckets, and the tasks' slices split the sorted entries, so no bucket begins in two.
         .flat_map_iter(|t| unsafe { buckets::accumulate::<C>(pts, &sorted.entries, t, cut, out) })
         .collect();
     pool.give(sorted.entries);
@@ -403,29 +415,30 @@ fn task_cut(m: usize, windows: usize) -> (usize, buckets::Cut) {
 }
 
 /// Σ b·E for the partial bucket sums (b, E) (blst Pippenger, one thread).
-fn extras_sum<C: Coord>(extras: &[(u32, C::Point)]) -> C::Proj {
+fn extras_sum<C: Coord>(extras: &[(u32, C::Point)]) -> Jacobian<C> {
     if extras.is_empty() {
-        return C::Proj::default();
+        return Jacobian::<C>::default();
     }
     let pts: Vec<C::Point> = extras.iter().map(|e| e.1).collect();
-    let pts: Vec<C::BlstAffine> = pts.chunks(8).flat_map(|c| unsafe { C::to_blst(c) }).collect();
+    // SAFETY: partial sums exist only where the AVX-512 MSM runs, on a CPU with AVX-512F and IFMA.
+    let pts: Vec<_> = pts.chunks(8).flat_map(|c| unsafe { C::to_group_affine(c) }).collect();
     // blst reads ⌈nbits/8⌉ bytes per scalar.
     let nbits = (32 - extras.iter().map(|e| e.0).max().unwrap_or(0).leading_zeros() as usize).max(1);
     let mut scalars = Vec::with_capacity(extras.len() * 4);
     for e in extras {
         scalars.extend_from_slice(&e.0.to_le_bytes()[..nbits.div_ceil(8)]);
     }
-    C::pippenger(&pts, &scalars, nbits)
+    C::Group::msm_one_thread(&pts, &scalars, nbits)
 }
 
 /// Σ_w 2^(c·w)·sums[w].
-fn horner<C: Coord>(sums: &[C::Proj], c: usize) -> C::Proj {
-    let mut acc = C::Proj::default();
+fn horner<C: Coord>(sums: &[Jacobian<C>], c: usize) -> Jacobian<C> {
+    let mut acc = Jacobian::<C>::default();
     for s in sums.iter().rev() {
         for _ in 0..c {
-            C::proj_double(&mut acc);
+            acc = C::Group::double(&acc);
         }
-        C::proj_add(&mut acc, s);
+        acc = C::Group::add(&acc, s);
     }
     acc
 }
@@ -433,87 +446,56 @@ fn horner<C: Coord>(sums: &[C::Proj], c: usize) -> C::Proj {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blst::MultiPoint;
-    use blstrs::{G1Projective, Scalar};
+    use crate::ec::sample::{encode_all, random_progression};
+    use crate::ec::scalar::{as_bytes, from_words};
+    use blstrs::Scalar;
     use ff::Field;
-    use group::Group;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    /// n distinct points P_0 + i·G (cheap to make in bulk: one inversion for all).
-    fn points(n: usize, rng: &mut ChaCha8Rng) -> Vec<blst_p1_affine> {
-        let g: blst_p1 = *G1Projective::generator().as_ref();
-        let mut acc: blst_p1 = *G1Projective::random(&mut *rng).as_ref();
-        let proj: Vec<blst_p1> = (0..n)
-            .map(|_| {
-                unsafe { blst::blst_p1_add_or_double(&mut acc, &acc, &g) };
-                acc
-            })
-            .collect();
-        let mut aff = vec![blst_p1_affine::default(); n];
-        let ptrs = [proj.as_ptr(), std::ptr::null()];
-        unsafe { blst::blst_p1s_to_affine(aff.as_mut_ptr(), ptrs.as_ptr(), n) };
-        aff
+    /// n distinct points P_0 + i·G.
+    fn points(n: usize, rng: &mut ChaCha8Rng) -> Vec<P1Affine> {
+        random_progression::<G1>(n, rng)
     }
 
-    fn scalars(n: usize, rng: &mut ChaCha8Rng) -> Vec<blst_scalar> {
-        (0..n).map(|_| crate::cpu::msm::to_blst_scalar(&Scalar::random(&mut *rng))).collect()
+    fn scalars(n: usize, rng: &mut ChaCha8Rng) -> Vec<ScalarBytes> {
+        (0..n).map(|_| crate::ec::scalar_bytes(&Scalar::random(&mut *rng))).collect()
     }
 
-    fn blst_msm(points: &[blst_p1_affine], scalars: &[blst_scalar]) -> blst_p1 {
-        let bytes: Vec<u8> = scalars.iter().flat_map(|s| s.b).collect();
-        points.mult(&bytes, 255)
+    fn blst_msm(points: &[P1Affine], scalars: &[ScalarBytes]) -> P1 {
+        G1::msm(points, as_bytes(scalars), 255)
     }
 
-    fn words_scalar(w: [u64; 4]) -> blst_scalar {
-        let mut s = blst_scalar::default();
-        for (i, v) in w.iter().enumerate() {
-            s.b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
-        }
-        s
+    fn small(v: u64) -> ScalarBytes {
+        from_words([v, 0, 0, 0])
     }
 
-    fn small(v: u64) -> blst_scalar {
-        words_scalar([v, 0, 0, 0])
+    /// Whether the IFMA test `test` runs here (see [`super::super::available_for_test`]).
+    fn ifma(test: &str) -> bool {
+        super::super::available_for_test(test)
     }
 
-    /// True (and says so) where this CPU has no AVX-512 IFMA: the comparison cannot run.
-    fn no_ifma() -> bool {
-        let none = !super::super::available();
-        if none {
-            eprintln!("no AVX-512 IFMA on this CPU: nothing to compare");
-        }
-        none
-    }
-
-    fn check(what: &str, points: &[blst_p1_affine], scalars: &[blst_scalar]) {
+    fn check(what: &str, points: &[P1Affine], scalars: &[ScalarBytes]) {
         let (got, want) = (msm_g1(points, scalars), blst_msm(points, scalars));
-        assert!(unsafe { blst::blst_p1_is_equal(&got, &want) }, "{what}: n = {}", points.len());
+        assert!(G1::eq(&got, &want), "{what}: n = {}", points.len());
     }
 
-    fn neg(p: &blst_p1_affine) -> blst_p1_affine {
-        let mut q = blst::blst_p1::default();
-        let mut out = *p;
-        unsafe {
-            blst::blst_p1_from_affine(&mut q, p);
-            blst::blst_p1_cneg(&mut q, true);
-            blst::blst_p1_to_affine(&mut out, &q);
-        }
-        out
+    fn neg(p: &P1Affine) -> P1Affine {
+        G1::neg_affine(p)
     }
 
     #[test]
     fn constants() {
         let one = [1, 0, 0, 0];
         assert_eq!(sub_words(&sub_words(&R, &HALF), &one), HALF);
-        let plan = Plan::new(1 << 22);
+        let plan = SignedDigits::new(1 << 22);
         assert_eq!((plan.c, plan.windows), (17, 15));
-        assert_eq!(Plan::new(1 << 20).c, 16);
+        assert_eq!(SignedDigits::new(1 << 20).c, 16);
     }
 
     #[test]
     fn random_sizes_match_blst() {
-        if no_ifma() {
+        if !ifma("random_sizes_match_blst") {
             return;
         }
         let mut rng = ChaCha8Rng::seed_from_u64(17);
@@ -525,7 +507,7 @@ mod tests {
 
     #[test]
     fn edge_scalars_and_points_match_blst() {
-        if no_ifma() {
+        if !ifma("edge_scalars_and_points_match_blst") {
             return;
         }
         let mut rng = ChaCha8Rng::seed_from_u64(18);
@@ -537,23 +519,23 @@ mod tests {
             small(0),
             small(1),
             small(2),
-            words_scalar(r_minus(1)),
-            words_scalar(r_minus(2)),
-            words_scalar(HALF),
-            words_scalar(plus(HALF, 1)),
-            words_scalar(plus(HALF, 2)),
+            from_words(r_minus(1)),
+            from_words(r_minus(2)),
+            from_words(HALF),
+            from_words(plus(HALF, 1)),
+            from_words(plus(HALF, 2)),
             small(1 << 15),
             small((1 << 16) - 1),
             small(1 << 16),
             small(0xffff_ffff_ffff_ffff),
             // Not canonical (r + 5, 2^255 − 1): blst reads 255 bits; so do we, mod r.
-            words_scalar(plus(R, 5)),
-            words_scalar([!0, !0, !0, !0 >> 1]),
+            from_words(plus(R, 5)),
+            from_words([!0, !0, !0, !0 >> 1]),
         ];
         for (i, e) in edge.iter().enumerate() {
             check(&format!("all scalars edge[{i}]"), &p[..100], &vec![e.clone(); 100]);
         }
-        let mixed: Vec<blst_scalar> =
+        let mixed: Vec<ScalarBytes> =
             (0..n)
                 .map(|i| {
                     if i % 3 == 0 {
@@ -568,50 +550,46 @@ mod tests {
         // Points at infinity among the others, and only those.
         let mut with_inf = p.clone();
         for i in (0..n).step_by(5) {
-            with_inf[i] = blst_p1_affine::default();
+            with_inf[i] = P1Affine::default();
         }
         check("points at infinity", &with_inf, &mixed);
-        check("only infinity", &vec![blst_p1_affine::default(); 64], &scalars(64, &mut rng));
+        check("only infinity", &vec![P1Affine::default(); 64], &scalars(64, &mut rng));
     }
 
     /// The points as a `.params` section stores them (uncompressed, 0x40 + zeros for infinity).
-    fn raw(points: &[blst_p1_affine]) -> Vec<u8> {
-        let mut out = vec![0u8; points.len() * crate::srs::points::G1_BYTES];
-        for (p, b) in points.iter().zip(out.chunks_mut(crate::srs::points::G1_BYTES)) {
-            unsafe { blst::blst_p1_affine_serialize(b.as_mut_ptr(), p) };
-        }
-        out
+    fn raw(points: &[P1Affine]) -> Vec<u8> {
+        encode_all::<G1>(points)
     }
 
     #[test]
     fn raw_section_bytes_match_blst() {
-        if no_ifma() {
+        if !ifma("raw_section_bytes_match_blst") {
             return;
         }
         let mut rng = ChaCha8Rng::seed_from_u64(20);
         for n in [1, 9, 3000, 70_001] {
             let mut p = points(n, &mut rng);
             for i in (0..n).step_by(7) {
-                p[i] = blst_p1_affine::default();
+                p[i] = P1Affine::default();
             }
             let bytes = raw(&p);
             assert!(bytes[0] & 0x40 != 0, "point 0 is infinity, flagged in the encoding");
             let s = scalars(n, &mut rng);
-            let (got, want) = (msm_g1_from(Points::Raw(&bytes), &s), blst_msm(&p, &s));
-            assert!(unsafe { blst::blst_p1_is_equal(&got, &want) }, "raw bytes, n = {n}");
+            let (got, want) = (msm_g1_from(G1Points::Raw(&bytes), &s), blst_msm(&p, &s));
+            assert!(G1::eq(&got, &want), "raw bytes, n = {n}");
         }
     }
 
     #[test]
     fn sums_of_raw_points_match_blst() {
-        if no_ifma() {
+        if !ifma("sums_of_raw_points_match_blst") {
             return;
         }
         let mut rng = ChaCha8Rng::seed_from_u64(21);
         let n = 3 * SUM_BLOCK + 1000;
         let mut p = points(n, &mut rng);
         for i in (0..n).step_by(13) {
-            p[i] = blst_p1_affine::default();
+            p[i] = P1Affine::default();
         }
         let bytes = raw(&p);
         let every: Vec<u32> = (0..n as u32).collect();
@@ -621,18 +599,15 @@ mod tests {
         for (what, idx) in
             [("every point", &every), ("sparse, repeats", &sparse), ("infinity only", &inf), ("one", &vec![2u32])]
         {
-            let mut want = blst_p1::default();
-            for &i in idx {
-                unsafe { blst::blst_p1_add_or_double_affine(&mut want, &want, &p[i as usize]) };
-            }
+            let want = idx.iter().fold(P1::default(), |acc, &i| G1::add_affine(&acc, &p[i as usize]));
             let got = sum_g1_raw(&bytes, idx);
-            assert!(unsafe { blst::blst_p1_is_equal(&got, &want) }, "{what}");
+            assert!(G1::eq(&got, &want), "{what}");
         }
     }
 
     #[test]
     fn repeated_and_opposite_points_match_blst() {
-        if no_ifma() {
+        if !ifma("repeated_and_opposite_points_match_blst") {
             return;
         }
         let mut rng = ChaCha8Rng::seed_from_u64(19);
@@ -645,7 +620,7 @@ mod tests {
         check("repeated, one scalar", &same, &vec![s.clone(); n]);
         check("repeated, small scalars", &same, &(0..n).map(|i| small(1 + i as u64 % 3)).collect::<Vec<_>>());
         // P and −P with the same scalar: every bucket cancels, and then restarts.
-        let pm: Vec<blst_p1_affine> = (0..n).map(|i| if i % 2 == 0 { base[1] } else { neg(&base[1]) }).collect();
+        let pm: Vec<P1Affine> = (0..n).map(|i| if i % 2 == 0 { base[1] } else { neg(&base[1]) }).collect();
         check("P and -P, one scalar", &pm, &vec![s.clone(); n]);
         let mut sc = scalars(n, &mut rng);
         for i in (0..n).step_by(2) {
@@ -653,7 +628,7 @@ mod tests {
         }
         check("P and -P pairs, random scalars", &pm, &sc);
         // A mix of few distinct points and their negatives with few distinct scalars.
-        let few: Vec<blst_p1_affine> = (0..n)
+        let few: Vec<P1Affine> = (0..n)
             .map(|_| {
                 let q = base[rng.gen_range(0..4)];
                 if rng.gen() {
@@ -663,7 +638,7 @@ mod tests {
                 }
             })
             .collect();
-        let sc: Vec<blst_scalar> =
+        let sc: Vec<ScalarBytes> =
             (0..n).map(|_| [small(3), small(5), s.clone()][rng.gen_range(0..3)].clone()).collect();
         check("few points, few scalars", &few, &sc);
     }
@@ -673,8 +648,7 @@ mod tests {
     #[test]
     #[ignore]
     fn bench_vs_blst() {
-        if !super::super::available() {
-            eprintln!("no AVX-512 IFMA on this CPU");
+        if !ifma("bench_vs_blst") {
             return;
         }
         let logs = std::env::var("FILSNARK_MSM_BENCH").unwrap_or("20 22".into());
@@ -683,9 +657,9 @@ mod tests {
             let n = 1usize << log;
             let (p, s) = (points(n, &mut rng), scalars(n, &mut rng));
             let runs = 3;
-            let time = |f: &dyn Fn() -> blst_p1| {
+            let time = |f: &dyn Fn() -> P1| {
                 let mut t = Vec::new();
-                let mut r = blst_p1::default();
+                let mut r = P1::default();
                 for _ in 0..runs {
                     let t0 = std::time::Instant::now();
                     r = f();
@@ -699,7 +673,7 @@ mod tests {
                 continue;
             }
             let (theirs, tb) = time(&|| blst_msm(&p, &s));
-            assert!(unsafe { blst::blst_p1_is_equal(&ours, &theirs) });
+            assert!(G1::eq(&ours, &theirs));
             println!("2^{log}: ours {to:.3?} s, blst {tb:.3?} s");
         }
     }

@@ -19,7 +19,7 @@
 use super::driver::DeviceBuffer;
 use super::layout::{Group, G1, G2};
 use super::{Gpu, GpuError, Module, Result};
-use blst::{blst_p1, blst_p2};
+use crate::ec::{P1, P2};
 
 mod bench;
 mod pipeline;
@@ -73,7 +73,7 @@ impl Msm {
     }
 
     /// Σ s_i·P_i over i < n = scalars.len()/8 (scalars on the device); `chunk` = max points per chunk (0 = choose).
-    pub fn msm_g1(&self, gpu: &Gpu, points: Points, scalars: &DeviceBuffer<u32>, chunk: usize) -> Result<blst_p1> {
+    pub fn msm_g1(&self, gpu: &Gpu, points: Points, scalars: &DeviceBuffer<u32>, chunk: usize) -> Result<P1> {
         self.run::<G1>(gpu, points, Weights::Scalars(scalars), scalar_count(scalars)?, chunk)
     }
 
@@ -86,7 +86,7 @@ impl Msm {
         scalars: &DeviceBuffer<u32>,
         n: usize,
         chunk: usize,
-    ) -> Result<blst_p1> {
+    ) -> Result<P1> {
         let have = scalar_count(scalars)?;
         if n > have {
             return Err(GpuError::Invalid(format!("{n} scalars asked of a buffer of {have}")));
@@ -94,17 +94,17 @@ impl Msm {
         self.run::<G1>(gpu, points, Weights::Scalars(scalars), n, chunk)
     }
 
-    pub fn msm_g2(&self, gpu: &Gpu, points: Points, scalars: &DeviceBuffer<u32>, chunk: usize) -> Result<blst_p2> {
+    pub fn msm_g2(&self, gpu: &Gpu, points: Points, scalars: &DeviceBuffer<u32>, chunk: usize) -> Result<P2> {
         self.run::<G2>(gpu, points, Weights::Scalars(scalars), scalar_count(scalars)?, chunk)
     }
 
     /// Σ P_i over the i whose bit is set (bitmap of n bits, u32 words, on the device).
-    pub fn batch_add_g1(&self, gpu: &Gpu, points: Points, bitmap: &DeviceBuffer<u32>, n: usize) -> Result<blst_p1> {
+    pub fn batch_add_g1(&self, gpu: &Gpu, points: Points, bitmap: &DeviceBuffer<u32>, n: usize) -> Result<P1> {
         self.run::<G1>(gpu, points, Weights::Bitmap(bitmap), n, 0)
     }
 
     /// As [`Msm::batch_add_g1`], over G2.
-    pub fn batch_add_g2(&self, gpu: &Gpu, points: Points, bitmap: &DeviceBuffer<u32>, n: usize) -> Result<blst_p2> {
+    pub fn batch_add_g2(&self, gpu: &Gpu, points: Points, bitmap: &DeviceBuffer<u32>, n: usize) -> Result<P2> {
         self.run::<G2>(gpu, points, Weights::Bitmap(bitmap), n, 0)
     }
 
@@ -116,7 +116,7 @@ impl Msm {
         bitmap: &DeviceBuffer<u32>,
         n: usize,
         chunk: usize,
-    ) -> Result<blst_p1> {
+    ) -> Result<P1> {
         self.run::<G1>(gpu, points, Weights::Bitmap(bitmap), n, chunk)
     }
 

@@ -653,7 +653,7 @@ fn horner<G: Group>(sums: &[G::Jac], p: &Plan) -> G::Jac {
     for w in (0..nwin - 1).rev() {
         let width = if (w as u32) < p.wide { p.c } else { p.c - 1 };
         for _ in 0..width {
-            acc = G::dbl(&acc);
+            acc = G::double(&acc);
         }
         acc = G::add(&acc, &sums[w]);
     }

@@ -18,12 +18,11 @@
 //! from the top: S += B_b, T += S; the lane gives T + (l·h/8)·S.
 use std::arch::x86_64::*;
 
-use blst::blst_p1;
-
 use super::super::field;
 use super::super::SyncPtr;
 use super::coord::Coord;
 use super::curve::*;
+use crate::ec::{Curve, G1, P1};
 
 /// Bit 31 of an entry: the point enters negated.
 pub const NEG: u32 = 1 << 31;
@@ -67,6 +66,7 @@ impl Sorted {
                 let c = &mut cursor[b >> Self::LOW];
                 pairs[*c as usize] = ((b & low_mask) as u32) << 24 | (k & NEG) >> 8 | i as u32;
                 // This group's next lines, fetched before its stores need them.
+                // SAFETY: SSE's prefetch is in every x86_64 CPU and never faults, whatever the address.
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(pairs.as_ptr().wrapping_add(*c as usize + 32) as *const i8) };
                 *c += 1;
             }
@@ -87,6 +87,7 @@ impl Sorted {
                 let c = &mut count[(p >> 24) as usize];
                 let bucket = (g << Self::LOW | (p >> 24) as usize) as u64;
                 entries[*c as usize] = bucket << 32 | ((p & 1 << 23) << 8 | p & 0x7f_ffff) as u64;
+                // SAFETY: SSE's prefetch is in every x86_64 CPU and never faults, whatever the address.
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(entries.as_ptr().wrapping_add(*c as usize + 16) as *const i8) };
                 *c += 1;
             }
@@ -185,7 +186,8 @@ fn transpose(rows: &mut [u64], entries: &[u64], task: usize, cut: Cut, t0: usize
         let ahead = from + 16 * cut.len + t0;
         if ahead + ROWS - 1 < entries.len() {
             for line in 0..3 {
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(entries.as_ptr().add(ahead + 8 * line) as *const i8) };
+                // SAFETY: SSE's prefetch is in every x86_64 CPU and never faults, whatever the address.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(entries.as_ptr().wrapping_add(ahead + 8 * line) as *const i8) };
             }
         }
         for r in 0..ROWS {
@@ -198,6 +200,11 @@ fn transpose(rows: &mut [u64], entries: &[u64], task: usize, cut: Cut, t0: usize
 /// The buckets of task `task`'s slices (see [`Cut`]) over `pts`: runs that begin at their
 /// bucket's first entry go into `primary`, the others (the first run of a slice that begins
 /// inside a bucket) are returned as (bucket, partial sum).
+///
+/// # Safety
+/// The CPU has AVX-512F and IFMA; `primary` points to the window's h + 1 buckets, and no other
+/// task writes the buckets whose runs begin in this task's slices (each bucket's first entry
+/// lies in one slice only).
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub unsafe fn accumulate<C: Coord>(
     pts: &[C::Point],
@@ -424,7 +431,7 @@ unsafe fn prefetch<C: Coord, const HINT: i32>(pts: &[C::Point], e: __m512i) {
 
 /// Σ_b b·primary[b] for b in 1..=h (h a multiple of 8; (0, 0) entries are infinity).
 #[target_feature(enable = "avx512f,avx512ifma")]
-pub unsafe fn bucket_sums(primary: &[Affine], h: usize) -> blst_p1 {
+pub unsafe fn bucket_sums(primary: &[Affine], h: usize) -> P1 {
     assert!(h.is_multiple_of(8) && primary.len() > h);
     let seg = h / 8;
     let (mut s, mut t) = (Xyzz::infinity(), Xyzz::infinity());
@@ -435,16 +442,14 @@ pub unsafe fn bucket_sums(primary: &[Affine], h: usize) -> blst_p1 {
         t = add(&t, &s);
     }
     let (s, t) = (to_jacobian_blst(&s), to_jacobian_blst(&t));
-    let mut out = blst_p1::default();
+    let mut out = P1::default();
     for l in 0..8 {
         let mut part = t[l];
         if l > 0 {
             let k = (l * seg) as u64;
-            let mut m = blst_p1::default();
-            blst::blst_p1_mult(&mut m, &s[l], k.to_le_bytes().as_ptr(), 64 - k.leading_zeros() as usize);
-            blst::blst_p1_add_or_double(&mut part, &part, &m);
+            part = G1::add(&part, &G1::mult(&s[l], &k.to_le_bytes(), 64 - k.leading_zeros() as usize));
         }
-        blst::blst_p1_add_or_double(&mut out, &out, &part);
+        out = G1::add(&out, &part);
     }
     out
 }

@@ -8,13 +8,16 @@
 //! `canonical` takes < 2p.
 use std::arch::x86_64::*;
 
-use blst::{blst_fp, blst_p1, blst_p1_affine, blst_p2, blst_p2_affine};
-
 use super::super::field::{self, per_limb, Lanes, Packed};
 use super::super::FP;
 use super::curve::{self, Affine, Fe};
 use super::source;
-use crate::srs::points::{G1_BYTES, G2_BYTES};
+use crate::ec::{Curve, Fp, MontField, P1Affine, P2Affine, G1, G2};
+
+/// The Jacobian points of a [`Coord`]'s group, where sums leave the lanes.
+pub type Jacobian<C> = <<C as Coord>::Group as Curve>::Jacobian;
+/// The affine points of a [`Coord`]'s group in the curve layer's form.
+pub type GroupAffine<C> = <<C as Coord>::Group as Curve>::Affine;
 
 /// A field whose elements are a point's coordinates, eight lanes at a time.
 pub trait Coord: Copy {
@@ -44,22 +47,13 @@ pub trait Coord: Copy {
     /// Writes lane `lane` of (x, y) as one point.
     fn set(p: &mut Self::Point, x: &Self::Mem, y: &Self::Mem, lane: usize);
 
-    // The curve's points on blst's side, where sums leave the lanes.
-    /// blst's Jacobian and affine points.
-    type Proj: Copy + Default + Send;
-    type BlstAffine: Copy;
-    /// Bytes of one uncompressed point in a `.params` section.
-    const RAW_BYTES: usize;
+    /// The group whose points have these coordinates: sums leave the lanes as its points, and
+    /// its arithmetic ([`Curve`]) finishes them.
+    type Group: Curve;
     /// The raw points `at` (≤ 8 indices into a section's bytes) in our form, the rest at infinity.
     unsafe fn convert8_at(raw: &[u8], at: &[u32]) -> [Self::Point; 8];
-    /// Up to eight of our points in blst's affine form.
-    unsafe fn to_blst(pts: &[Self::Point]) -> Vec<Self::BlstAffine>;
-    fn proj_add(acc: &mut Self::Proj, p: &Self::Proj);
-    fn proj_add_affine(acc: &mut Self::Proj, p: &Self::BlstAffine);
-    fn proj_double(acc: &mut Self::Proj);
-    /// Σ scalars_i·pts_i by blst's Pippenger (one thread), scalars `nbits` wide, little-endian,
-    /// ⌈nbits/8⌉ bytes each.
-    fn pippenger(pts: &[Self::BlstAffine], scalars: &[u8], nbits: usize) -> Self::Proj;
+    /// Up to eight of our points in the curve layer's affine form.
+    unsafe fn to_group_affine(pts: &[Self::Point]) -> Vec<GroupAffine<Self>>;
 }
 
 impl Coord for Fe {
@@ -123,59 +117,35 @@ impl Coord for Fe {
         p.set(x, y, lane)
     }
 
-    type Proj = blst_p1;
-    type BlstAffine = blst_p1_affine;
-    const RAW_BYTES: usize = G1_BYTES;
+    type Group = G1;
     unsafe fn convert8_at(raw: &[u8], at: &[u32]) -> [Affine; 8] {
         source::convert8_at(raw, at)
     }
-    unsafe fn to_blst(pts: &[Affine]) -> Vec<blst_p1_affine> {
-        to_blst_g1(pts)
-    }
-    fn proj_add(acc: &mut blst_p1, p: &blst_p1) {
-        unsafe { blst::blst_p1_add_or_double(acc, acc, p) };
-    }
-    fn proj_add_affine(acc: &mut blst_p1, p: &blst_p1_affine) {
-        unsafe { blst::blst_p1_add_or_double_affine(acc, acc, p) };
-    }
-    fn proj_double(acc: &mut blst_p1) {
-        unsafe { blst::blst_p1_double(acc, acc) };
-    }
-    fn pippenger(pts: &[blst_p1_affine], scalars: &[u8], nbits: usize) -> blst_p1 {
-        let mut out = blst_p1::default();
-        let (p, s) = ([pts.as_ptr(), std::ptr::null()], [scalars.as_ptr(), std::ptr::null()]);
-        unsafe {
-            let mut scratch = vec![0u64; blst::blst_p1s_mult_pippenger_scratch_sizeof(pts.len()) / 8];
-            blst::blst_p1s_mult_pippenger(&mut out, p.as_ptr(), pts.len(), s.as_ptr(), nbits, scratch.as_mut_ptr());
-        }
-        out
+    unsafe fn to_group_affine(pts: &[Affine]) -> Vec<P1Affine> {
+        to_affine_g1(pts)
     }
 }
 
 /// [`curve::to_affine_blst`] compiled with the features its intrinsics need (callers of
-/// [`Coord::to_blst`] need not have them).
+/// [`Coord::to_group_affine`] need not have them).
 #[target_feature(enable = "avx512f,avx512ifma")]
-unsafe fn to_blst_g1(pts: &[Affine]) -> Vec<blst_p1_affine> {
+unsafe fn to_affine_g1(pts: &[Affine]) -> Vec<P1Affine> {
     curve::to_affine_blst(pts)
 }
 
 /// 1/v in each lane (v ≠ 0): one blst inversion for the eight, by Montgomery's trick.
 #[inline(always)]
 unsafe fn invert_fp(v: &Fe) -> Fe {
-    let a = field::to_blst::<8, 6>(&FP, v).map(|l| blst_fp { l });
+    let a = field::to_blst::<8, 6>(&FP, v).map(|l| Fp { l });
     let mut pre = a;
     for i in 1..8 {
-        blst::blst_fp_mul(&mut pre[i], &pre[i - 1], &a[i]);
+        pre[i] = pre[i - 1].mul(&a[i]);
     }
-    let mut inv = blst_fp::default();
-    blst::blst_fp_inverse(&mut inv, &pre[7]);
+    let mut inv = pre[7].inv();
     let mut out = [[0u64; 6]; 8];
     for i in (1..8).rev() {
-        let mut t = blst_fp::default();
-        blst::blst_fp_mul(&mut t, &inv, &pre[i - 1]);
-        out[i] = t.l;
-        blst::blst_fp_mul(&mut t, &inv, &a[i]);
-        inv = t;
+        out[i] = inv.mul(&pre[i - 1]).l;
+        inv = inv.mul(&a[i]);
     }
     out[0] = inv.l;
     field::from_blst::<8, 6>(&FP, &out)
@@ -278,31 +248,11 @@ impl Coord for Fe2 {
         }
     }
 
-    type Proj = blst_p2;
-    type BlstAffine = blst_p2_affine;
-    const RAW_BYTES: usize = G2_BYTES;
+    type Group = G2;
     unsafe fn convert8_at(raw: &[u8], at: &[u32]) -> [Affine2; 8] {
         source::convert8_g2_at(raw, at)
     }
-    unsafe fn to_blst(pts: &[Affine2]) -> Vec<blst_p2_affine> {
+    unsafe fn to_group_affine(pts: &[Affine2]) -> Vec<P2Affine> {
         source::to_affine_blst_g2(pts)
-    }
-    fn proj_add(acc: &mut blst_p2, p: &blst_p2) {
-        unsafe { blst::blst_p2_add_or_double(acc, acc, p) };
-    }
-    fn proj_add_affine(acc: &mut blst_p2, p: &blst_p2_affine) {
-        unsafe { blst::blst_p2_add_or_double_affine(acc, acc, p) };
-    }
-    fn proj_double(acc: &mut blst_p2) {
-        unsafe { blst::blst_p2_double(acc, acc) };
-    }
-    fn pippenger(pts: &[blst_p2_affine], scalars: &[u8], nbits: usize) -> blst_p2 {
-        let mut out = blst_p2::default();
-        let (p, s) = ([pts.as_ptr(), std::ptr::null()], [scalars.as_ptr(), std::ptr::null()]);
-        unsafe {
-            let mut scratch = vec![0u64; blst::blst_p2s_mult_pippenger_scratch_sizeof(pts.len()) / 8];
-            blst::blst_p2s_mult_pippenger(&mut out, p.as_ptr(), pts.len(), s.as_ptr(), nbits, scratch.as_mut_ptr());
-        }
-        out
     }
 }

@@ -10,7 +10,7 @@
 //! - moves between these and blst: [`to_affine_blst`], [`to_jacobian_blst`].
 use std::arch::x86_64::*;
 
-use blst::{blst_fp, blst_p1, blst_p1_affine};
+use crate::ec::{Fp, P1Affine, P1};
 
 use super::super::field::{self, per_limb, Lanes, Packed};
 use super::super::FP;
@@ -204,17 +204,17 @@ pub unsafe fn add(a: &Xyzz, b: &Xyzz) -> Xyzz {
 
 /// Eight points in blst's Jacobian form: (X·ZZ², Y·ZZ³, ZZZ) (Z = ZZZ/ZZ·ZZ, up to the scale).
 #[inline(always)]
-pub unsafe fn to_jacobian_blst(s: &Xyzz) -> [blst_p1; 8] {
+pub unsafe fn to_jacobian_blst(s: &Xyzz) -> [P1; 8] {
     let zz2 = sqr(&s.zz);
     let x = field::to_blst::<8, 6>(&FP, &mul(&s.x, &zz2));
     let y = field::to_blst::<8, 6>(&FP, &mul(&mul(&s.y, &s.zz), &zz2));
     let z = field::to_blst::<8, 6>(&FP, &s.zzz);
-    std::array::from_fn(|l| blst_p1 { x: blst_fp { l: x[l] }, y: blst_fp { l: y[l] }, z: blst_fp { l: z[l] } })
+    std::array::from_fn(|l| P1 { x: Fp { l: x[l] }, y: Fp { l: y[l] }, z: Fp { l: z[l] } })
 }
 
 /// Up to eight of our affine points in blst's form ((0, 0) stays infinity).
 #[inline(always)]
-pub unsafe fn to_affine_blst(pts: &[Affine]) -> Vec<blst_p1_affine> {
+pub unsafe fn to_affine_blst(pts: &[Affine]) -> Vec<P1Affine> {
     let (mut x, mut y) = (Packed::<8>::default(), Packed::<8>::default());
     for (l, p) in pts.iter().enumerate() {
         for j in 0..8 {
@@ -224,12 +224,12 @@ pub unsafe fn to_affine_blst(pts: &[Affine]) -> Vec<blst_p1_affine> {
     }
     let xs = field::to_blst::<8, 6>(&FP, &field::load(&x));
     let ys = field::to_blst::<8, 6>(&FP, &field::load(&y));
-    (0..pts.len()).map(|l| blst_p1_affine { x: blst_fp { l: xs[l] }, y: blst_fp { l: ys[l] } }).collect()
+    (0..pts.len()).map(|l| P1Affine { x: Fp { l: xs[l] }, y: Fp { l: ys[l] } }).collect()
 }
 
 /// Eight blst affine points in our form, as (x, y) lanes.
 #[inline(always)]
-pub unsafe fn from_affine_blst(pts: &[blst_p1_affine; 8]) -> (Fe, Fe) {
+pub unsafe fn from_affine_blst(pts: &[P1Affine; 8]) -> (Fe, Fe) {
     let x = field::from_blst::<8, 6>(&FP, &std::array::from_fn(|l| pts[l].x.l));
     let y = field::from_blst::<8, 6>(&FP, &std::array::from_fn(|l| pts[l].y.l));
     (x, y)

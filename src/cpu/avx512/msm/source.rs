@@ -1,14 +1,15 @@
-//! Where the MSM reads its points: blst's affine points, or the raw bytes of a `.params` section
-//! (the uncompressed zcash encoding, 96 bytes a point), both turned into our [`Affine`] form eight
-//! at a time. From raw bytes nothing is decoded beforehand: no blst conversion and no vector of
-//! blst points (for the 2KiB proof's H query, 4M points, that was ~0.4 s and 400 MB).
-use blst::blst_p1_affine;
-
+//! Where the MSM reads its points: decoded affine points (the curve layer's, blst's Montgomery
+//! form), or the raw bytes of a `.params` section (the uncompressed zcash encoding, 96 bytes a
+//! point), both turned into our [`Affine`] form eight at a time. From raw bytes nothing is
+//! decoded beforehand: no blst conversion and no vector of decoded points (for the 2KiB proof's
+//! H query, 4M points, that was ~0.4 s and 400 MB).
 use super::super::field::{self, limbs_from_words, Packed};
 use super::super::FP;
 use super::coord::{Affine2, Coord, Fe2};
 use super::curve::{self, Affine, Fe};
-use crate::srs::points::{is_infinity, strip_flags, G1_BYTES as RAW_BYTES, G2_BYTES};
+use crate::ec::encoding::{is_infinity, strip_flags};
+use crate::ec::{Curve, Fp, Fp2, P1Affine, P2Affine, G1, G2};
+use crate::srs::points::{G1_BYTES as RAW_BYTES, G2_BYTES};
 
 /// R² mod p (R = 2^416), plain limbs: multiplying x by it gives x·R, our form.
 pub const R2: [u64; 8] = [
@@ -22,38 +23,39 @@ pub const R2: [u64; 8] = [
     0x8746,
 ];
 
-/// The points of one MSM.
+/// The G1 points of one MSM.
 #[derive(Clone, Copy)]
-pub enum Points<'a> {
-    Blst(&'a [blst_p1_affine]),
+pub enum G1Points<'a> {
+    /// Affine points, decoded.
+    Decoded(&'a [P1Affine]),
     /// Whole uncompressed points, as a `.params` section stores them.
     Raw(&'a [u8]),
 }
 
-impl<'a> Points<'a> {
+impl<'a> G1Points<'a> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     pub fn len(&self) -> usize {
         match self {
-            Points::Blst(p) => p.len(),
-            Points::Raw(r) => r.len() / RAW_BYTES,
+            G1Points::Decoded(p) => p.len(),
+            G1Points::Raw(r) => r.len() / RAW_BYTES,
         }
     }
 
     /// Points [a, b).
-    pub fn range(&self, a: usize, b: usize) -> Points<'a> {
+    pub fn range(&self, a: usize, b: usize) -> G1Points<'a> {
         match self {
-            Points::Blst(p) => Points::Blst(&p[a..b]),
-            Points::Raw(r) => Points::Raw(&r[a * RAW_BYTES..b * RAW_BYTES]),
+            G1Points::Decoded(p) => G1Points::Decoded(&p[a..b]),
+            G1Points::Raw(r) => G1Points::Raw(&r[a * RAW_BYTES..b * RAW_BYTES]),
         }
     }
 
     pub fn is_infinity(&self, i: usize) -> bool {
         match self {
-            Points::Blst(p) => p[i].x.l == [0; 6] && p[i].y.l == [0; 6],
-            Points::Raw(r) => is_infinity(&r[i * RAW_BYTES..]),
+            G1Points::Decoded(p) => G1::affine_is_inf(&p[i]),
+            G1Points::Raw(r) => is_infinity(&r[i * RAW_BYTES..]),
         }
     }
 
@@ -64,12 +66,12 @@ impl<'a> Points<'a> {
     #[target_feature(enable = "avx512f,avx512ifma")]
     pub unsafe fn convert8(&self, i: usize, k: usize) -> [Affine; 8] {
         let (x, y) = match self {
-            Points::Blst(p) => {
-                let mut g = [blst_p1_affine::default(); 8];
+            G1Points::Decoded(p) => {
+                let mut g = [P1Affine::default(); 8];
                 g[..k].copy_from_slice(&p[i..i + k]);
                 curve::from_affine_blst(&g)
             }
-            Points::Raw(r) => from_raw(&r[i * RAW_BYTES..(i + k) * RAW_BYTES]),
+            G1Points::Raw(r) => from_raw(&r[i * RAW_BYTES..(i + k) * RAW_BYTES]),
         };
         let (mut xp, mut yp) = (Packed::default(), Packed::default());
         field::store(&mut xp, &x);
@@ -93,7 +95,7 @@ pub unsafe fn convert8_at(raw: &[u8], at: &[u32]) -> [Affine; 8] {
     for (dst, &i) in bytes.chunks_exact_mut(RAW_BYTES).zip(at) {
         dst.copy_from_slice(&raw[i as usize * RAW_BYTES..(i as usize + 1) * RAW_BYTES]);
     }
-    Points::Raw(&bytes[..at.len() * RAW_BYTES]).convert8(0, at.len())
+    G1Points::Raw(&bytes[..at.len() * RAW_BYTES]).convert8(0, at.len())
 }
 
 /// Up to eight raw points (x, y) in our form: the big-endian bytes as limbs (flags cleared as
@@ -150,7 +152,7 @@ pub unsafe fn convert8_g2_at(raw: &[u8], at: &[u32]) -> [Affine2; 8] {
 /// # Safety
 /// The CPU must have AVX-512 F and IFMA ([`super::super::available`]).
 #[target_feature(enable = "avx512f,avx512ifma")]
-pub unsafe fn to_affine_blst_g2(pts: &[Affine2]) -> Vec<blst::blst_p2_affine> {
+pub unsafe fn to_affine_blst_g2(pts: &[Affine2]) -> Vec<P2Affine> {
     let mut c = [Packed::<8>::default(); 4];
     for (l, p) in pts.iter().enumerate() {
         for (k, ck) in c.iter_mut().enumerate() {
@@ -163,15 +165,8 @@ pub unsafe fn to_affine_blst_g2(pts: &[Affine2]) -> Vec<blst::blst_p2_affine> {
     for (wk, ck) in w.iter_mut().zip(&c) {
         *wk = field::to_blst::<8, 6>(&FP, &field::load(ck));
     }
-    let fp = |l: [u64; 6]| blst::blst_fp { l };
-    (0..pts.len())
-        .map(|l| {
-            let mut q = blst::blst_p2_affine::default();
-            q.x.fp = [fp(w[0][l]), fp(w[1][l])];
-            q.y.fp = [fp(w[2][l]), fp(w[3][l])];
-            q
-        })
-        .collect()
+    let fp2 = |c0: [u64; 6], c1: [u64; 6]| Fp2 { fp: [Fp { l: c0 }, Fp { l: c1 }] };
+    (0..pts.len()).map(|l| G2::affine(fp2(w[0][l], w[1][l]), fp2(w[2][l], w[3][l]))).collect()
 }
 
 /// 48 big-endian bytes as eight 52-bit limbs.

@@ -28,9 +28,12 @@ extern "C" fn on_signal(sig: c_int) {
     for slot in &PENDING {
         let p = slot.load(Ordering::SeqCst);
         if !p.is_null() {
+            // SAFETY: a registered path is a leaked, NUL-terminated C string that is never freed;
+            // unlink is async-signal-safe.
             unsafe { unlink(p) };
         }
     }
+    // SAFETY: _exit is async-signal-safe and does not return.
     unsafe { _exit(128 + sig) }
 }
 
@@ -40,6 +43,7 @@ pub fn install() {
     ONCE.call_once(|| {
         INSTALLED.store(true, Ordering::SeqCst);
         let handler = on_signal as extern "C" fn(c_int) as usize;
+        // SAFETY: `on_signal` has the C handler signature and does only async-signal-safe work.
         unsafe {
             signal(SIGINT, handler);
             signal(SIGTERM, handler);

@@ -1,0 +1,251 @@
+//! The device-memory plan of one GPU: which parameter sections stay resident on the device for
+//! the life of the process and which are streamed from host memory at every MSM, given the
+//! usable device memory and the working set one partition needs beside them.
+//!
+//! A resident section costs its converted size for good and saves, at every partition, the time
+//! its MSM spends waiting for streamed points. Sections are kept resident in the order of seconds
+//! saved per byte ([`stream_cost`]) while they fit beside the working set and its margin; the
+//! others stream. When not even the working set fits, there is no plan: the card is too small.
+//!
+//! The working set is [`working_set`]: the peak of the device bytes a partition holds at once,
+//! measured stage by stage through the allocation ledger ([`super::ledger`]) and written down
+//! per domain in docs/measurements.md, plus [`MARGIN`] for the allocator's pool and the frees
+//! still in flight on the stream.
+use crate::srs::SectionKind;
+
+/// Headroom over the measured working set: the stream-ordered allocator's pool rounds
+/// allocations up and returns freed memory only once the stream has passed the free.
+pub const MARGIN_PERCENT: u64 = 10;
+/// At least this much headroom, whatever the working set.
+pub const MARGIN_MIN: u64 = 1 << 30;
+
+/// One section as the planner sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Section {
+    pub kind: SectionKind,
+    /// Device bytes once converted.
+    pub bytes: u64,
+    /// Seconds one partition's MSM over this section takes longer when it streams.
+    pub stream_cost: f64,
+}
+
+/// The plan for one device.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Residency {
+    /// Sections kept on the device, in the order they were chosen.
+    pub resident: Vec<SectionKind>,
+    /// Sections streamed from host memory at every MSM.
+    pub streamed: Vec<SectionKind>,
+    /// Device bytes of the resident sections.
+    pub resident_bytes: u64,
+    /// The working set the plan was made for, margin included.
+    pub working_estimate: u64,
+    /// Device bytes reserved for one partition's working set: all the capacity the resident
+    /// sections leave (at least `working_estimate`).
+    pub working_bytes: u64,
+    /// What the plan may use: the usable device memory it was made for.
+    pub capacity: u64,
+}
+
+impl Residency {
+    /// The most device bytes the plan lets the prover hold at once.
+    pub fn limit(&self) -> u64 {
+        self.resident_bytes + self.working_bytes
+    }
+
+    pub fn is_resident(&self, kind: SectionKind) -> bool {
+        self.resident.contains(&kind)
+    }
+
+    /// A smaller plan: the resident section that saves least per byte is streamed instead.
+    /// None when every section already streams.
+    pub fn without_cheapest(&self, sections: &[Section]) -> Option<Residency> {
+        let last = *self.resident.last()?;
+        let bytes = sections.iter().find(|s| s.kind == last).map_or(0, |s| s.bytes);
+        let mut smaller = self.clone();
+        smaller.resident.pop();
+        smaller.streamed.push(last);
+        smaller.resident_bytes -= bytes;
+        smaller.working_bytes += bytes;
+        Some(smaller)
+    }
+
+    /// "l, a, b_g1 resident (27.5 GiB); h, b_g2 streamed; working set 20.0 GiB planned, 50.5 GiB
+    /// reserved; 78.0 GiB usable".
+    pub fn describe(&self) -> String {
+        let names = |v: &[SectionKind]| v.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ");
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        let resident = if self.resident.is_empty() {
+            "no section resident".to_string()
+        } else {
+            format!("{} resident ({:.1} GiB)", names(&self.resident), gib(self.resident_bytes))
+        };
+        let streamed =
+            if self.streamed.is_empty() { String::new() } else { format!("; {} streamed", names(&self.streamed)) };
+        format!(
+            "{resident}{streamed}; working set {:.1} GiB planned, {:.1} GiB reserved; {:.1} GiB usable",
+            gib(self.working_estimate),
+            gib(self.working_bytes),
+            gib(self.capacity)
+        )
+    }
+}
+
+/// The working set with its margin.
+pub fn with_margin(measured: u64) -> u64 {
+    measured + (measured * MARGIN_PERCENT / 100).max(MARGIN_MIN)
+}
+
+/// Chooses the resident sections for `capacity` usable bytes and a partition working set of
+/// `working` bytes (margin included). None when the working set alone does not fit.
+pub fn plan(capacity: u64, working: u64, sections: &[Section]) -> Option<Residency> {
+    if working > capacity {
+        return None;
+    }
+    let mut order: Vec<&Section> = sections.iter().collect();
+    // Most seconds saved per byte first; ties by size (smaller first), then by section order.
+    order.sort_by(|x, y| {
+        let (px, py) = (x.stream_cost / x.bytes.max(1) as f64, y.stream_cost / y.bytes.max(1) as f64);
+        py.total_cmp(&px).then(x.bytes.cmp(&y.bytes)).then((x.kind as usize).cmp(&(y.kind as usize)))
+    });
+    let mut r = Residency {
+        resident: vec![],
+        streamed: vec![],
+        resident_bytes: 0,
+        working_estimate: working,
+        working_bytes: 0,
+        capacity,
+    };
+    for s in order {
+        if s.stream_cost > 0.0 && r.resident_bytes + s.bytes + working <= capacity {
+            r.resident.push(s.kind);
+            r.resident_bytes += s.bytes;
+        } else {
+            r.streamed.push(s.kind);
+        }
+    }
+    r.working_bytes = capacity - r.resident_bytes;
+    Some(r)
+}
+
+/// Device bytes one partition of a circuit with a domain of `domain` points holds at once
+/// beside the resident sections, margin excluded: the largest stage measured. The H stage holds
+/// a, b, c and one scratch vector of the domain (32 bytes a point each); an MSM over `domain`
+/// scalars holds its scalars, its digits and their sorted copy (8 bytes a point and window
+/// group) and the bucket sums; a streamed MSM adds its staging (two chunks of raw and converted
+/// points).
+pub fn working_set(domain: u64) -> u64 {
+    let h_stage = 4 * 32 * domain;
+    let msm_stage = 32 * domain + 2 * 8 * domain + (1 << 30);
+    h_stage.max(msm_stage) + (1 << 30)
+}
+
+/// Seconds an MSM over `kind`'s points spends longer per partition when they stream than when
+/// they are resident: the upload of `bytes` at the pinned copy rate, less what of it hides
+/// behind the MSM's own arithmetic (the H query's scalars are dense, so its accumulation covers
+/// much of its upload; the others are mostly 0/1 sums that cannot hide it).
+pub fn stream_cost(kind: SectionKind, bytes: u64) -> f64 {
+    const UPLOAD_BYTES_PER_S: f64 = 20e9;
+    let upload = bytes as f64 / UPLOAD_BYTES_PER_S;
+    let hidden = match kind {
+        SectionKind::H => 0.6,
+        SectionKind::BG2 => 0.3,
+        _ => 0.1,
+    };
+    upload * (1.0 - hidden)
+}
+
+/// The planner's view of sections of these sizes (device bytes, in [`SectionKind::ALL`] order).
+pub fn sections(bytes: [u64; 5]) -> Vec<Section> {
+    SectionKind::ALL
+        .iter()
+        .zip(bytes)
+        .map(|(&kind, bytes)| Section { kind, bytes, stream_cost: stream_cost(kind, bytes) })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use SectionKind::*;
+
+    const GIB: u64 = 1 << 30;
+
+    /// The 32GiB PoRep sections (device bytes as converted: the raw sizes).
+    fn porep_32gib() -> Vec<Section> {
+        sections([12 * GIB, 12 * GIB + GIB / 2, 12 * GIB, 3 * GIB, 6 * GIB])
+    }
+
+    fn check(p: &Residency, secs: &[Section]) {
+        assert!(p.limit() <= p.capacity, "plan {p:?} exceeds its capacity");
+        let mut all: Vec<_> = p.resident.iter().chain(&p.streamed).copied().collect();
+        all.sort_by_key(|k| *k as usize);
+        assert_eq!(all, SectionKind::ALL.to_vec(), "every section is resident or streamed, once");
+        let bytes: u64 = secs.iter().filter(|s| p.is_resident(s.kind)).map(|s| s.bytes).sum();
+        assert_eq!(bytes, p.resident_bytes);
+    }
+
+    #[test]
+    fn never_exceeds_capacity_and_places_every_section_once() {
+        let secs = porep_32gib();
+        let working = with_margin(working_set(1 << 27));
+        for cap_gib in [24u64, 32, 40, 48, 64, 80, 141] {
+            let cap = cap_gib * GIB;
+            match plan(cap, working, &secs) {
+                Some(p) => check(&p, &secs),
+                None => assert!(working > cap, "no plan although the working set fits {cap_gib} GiB"),
+            }
+        }
+    }
+
+    #[test]
+    fn everything_resident_when_it_fits_nothing_when_nothing_fits() {
+        let secs = porep_32gib();
+        let all = plan(200 * GIB, 20 * GIB, &secs).unwrap();
+        assert!(all.streamed.is_empty(), "{all:?}");
+        let none = plan(21 * GIB, 20 * GIB, &secs).unwrap();
+        assert!(none.resident.is_empty(), "{none:?}");
+        assert_eq!(plan(19 * GIB, 20 * GIB, &secs), None);
+    }
+
+    #[test]
+    fn partial_residency_keeps_what_saves_most_per_byte() {
+        let secs = porep_32gib();
+        // 80 GB card: ~78 GiB usable, 20 GiB working set: 58 GiB for sections (all need 45.5).
+        let p = plan(78 * GIB, 40 * GIB, &secs).unwrap();
+        check(&p, &secs);
+        // 38 GiB: the sparse queries (most saved per byte) before the dense H.
+        assert!(p.is_resident(BG1) && p.is_resident(L) && p.is_resident(A), "{p:?}");
+        assert!(!p.is_resident(H), "{p:?}");
+        // A section that does not fit is skipped, and a smaller one after it still goes in.
+        let q = plan(40 * GIB, 20 * GIB, &secs).unwrap();
+        check(&q, &secs);
+        assert!(q.resident_bytes <= 20 * GIB && q.is_resident(BG1), "{q:?}");
+    }
+
+    #[test]
+    fn a_smaller_plan_streams_the_cheapest_resident_section() {
+        let secs = porep_32gib();
+        let p = plan(200 * GIB, 20 * GIB, &secs).unwrap();
+        let mut q = p.clone();
+        let mut steps = 0;
+        while let Some(next) = q.without_cheapest(&secs) {
+            assert!(next.resident_bytes < q.resident_bytes && next.working_bytes > q.working_bytes);
+            assert_eq!(next.limit(), q.limit(), "the freed bytes go to the working set");
+            check(&next, &secs);
+            q = next;
+            steps += 1;
+        }
+        assert_eq!(steps, 5);
+        assert!(q.resident.is_empty() && q.resident_bytes == 0);
+        // The first to go is the one chosen last: the least saved per byte.
+        assert_eq!(p.without_cheapest(&secs).unwrap().streamed, vec![*p.resident.last().unwrap()]);
+    }
+
+    #[test]
+    fn describes_itself() {
+        let p = plan(78 * GIB, 40 * GIB, &porep_32gib()).unwrap();
+        let d = p.describe();
+        assert!(d.contains("resident") && d.contains("streamed") && d.contains("78.0 GiB usable"), "{d}");
+    }
+}
