@@ -32,6 +32,9 @@ impl Backend for GpusWithCpuFallback {
     fn working_bytes(&self, domain: usize) -> u64 {
         self.gpus.working_bytes(domain)
     }
+    fn memory_report(&self) -> Vec<String> {
+        self.gpus.memory_report()
+    }
     fn prove(&self, device: usize, srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<Proved> {
         match self.gpus.prove_borrowed(device, srs, &asg, r, s) {
             Ok((proof, timings)) => Ok(Proved { proof, timings, spent: Some(asg) }),

@@ -11,7 +11,7 @@ use anyhow::{anyhow, Result};
 use crate::circuit::ProofStatement;
 use crate::groth16::{PreparedVerifyingKey, Proof};
 use crate::pipeline::budget::MemoryPlan;
-use crate::pipeline::proofs::{self as pp, Input, NoEvents};
+use crate::pipeline::proofs::{self as pp, HostTimings, Input, NoEvents};
 use crate::prover::{Backend, ProveTimings};
 use crate::srs::{self, ParamsFile, VerifyingKey};
 
@@ -28,7 +28,7 @@ pub struct JobOptions {
 
 /// Default `-c`: half the cores (at least 1). Synthesis runs one thread per partition; the
 /// other half of the cores keeps feeding the device phase, and more concurrent syntheses than
-/// memory bandwidth can feed only slow each other down.
+/// memory bandwidth can feed only slow each other down (docs/ARCHITECTURE.md).
 pub fn default_concurrency() -> usize {
     std::thread::available_parallelism().map(|n| n.get() / 2).unwrap_or(1).max(1)
 }
@@ -37,13 +37,21 @@ pub fn default_concurrency() -> usize {
 pub struct ProveReport {
     pub params: PathBuf,
     pub partitions: Vec<PartitionReport>,
+    /// The output (for NI-PoRep, the SnarkPack aggregate of the partition proofs).
     pub proof: Vec<u8>,
+    /// The partition proofs concatenated (equal to `proof` for every other kind).
+    pub circuit_proofs: Vec<u8>,
+    /// NI-PoRep: aggregating the partition proofs and verifying the aggregate.
+    pub aggregate: Duration,
     pub total: Duration,
     pub memory: MemoryPlan,
 }
 
 pub struct PartitionReport {
+    /// The whole host stage (witness and evaluation).
     pub synthesis: Duration,
+    /// How the witness was made (native or gadgets) and its parts.
+    pub host: HostTimings,
     pub constraints: usize,
     pub prove: ProveTimings,
     /// Waiting for a device after synthesis.
@@ -71,6 +79,7 @@ pub fn prove_input(input: Input, opts: &JobOptions, backend: &dyn Backend, start
         .iter()
         .map(|p| PartitionReport {
             synthesis: p.record.synthesis(),
+            host: p.host,
             constraints: p.constraints,
             prove: p.prove.clone(),
             queue_wait: p.record.queue_wait(),
@@ -78,8 +87,16 @@ pub fn prove_input(input: Input, opts: &JobOptions, backend: &dyn Backend, start
             verify: p.record.verify(),
         })
         .collect();
-    let proof = run.proofs.into_iter().next().ok_or_else(|| anyhow!("no proof made"))?.bytes;
-    Ok(ProveReport { params, partitions, proof, total: start.elapsed(), memory: run.memory })
+    let made = run.proofs.into_iter().next().ok_or_else(|| anyhow!("no proof made"))?;
+    Ok(ProveReport {
+        params,
+        partitions,
+        proof: made.bytes,
+        circuit_proofs: made.circuit_proofs,
+        aggregate: made.aggregate,
+        total: start.elapsed(),
+        memory: run.memory,
+    })
 }
 
 /// Loads the verifying key for a statement: the `.vk` file, else the `.params` header.

@@ -6,13 +6,14 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::circuit::{statement, SealPublic};
+use crate::circuit::{statement, SealPublic, Statement};
 use crate::cpu::backend::CpuBackend;
 use crate::groth16::{PreparedVerifyingKey, Proof};
-use crate::input::C1Input;
-use crate::input::SectorIdentity;
-use crate::pipeline::proofs::{Input, ParamsCache};
+use crate::input::{is_non_interactive, C1Input, SectorIdentity};
+use crate::pipeline::proofs::{Input, ParamsCache, WitnessMode};
 use crate::prover::Backend;
+use crate::snarkpack::{self, seal, SrsFile};
+use crate::srs::VerifyingKey;
 
 pub use crate::job::{default_concurrency, load_vk, PartitionReport, ProveReport};
 
@@ -24,6 +25,7 @@ pub struct ProveOptions {
     pub concurrency: Option<usize>,
     /// Host memory budget in bytes; None: 90% of MemAvailable.
     pub mem_budget: Option<u64>,
+    pub witness: WitnessMode,
 }
 
 /// Proves every partition of a c1.json through the pipeline on the CPU backend and verifies
@@ -35,7 +37,7 @@ pub fn prove(c1: &C1Input, opts: &ProveOptions) -> Result<ProveReport> {
 /// [`prove`] on a given backend.
 pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> Result<ProveReport> {
     let start = Instant::now();
-    let input = Input::load(c1, &opts.sector, opts.params_dir.as_deref(), &mut ParamsCache::default())?;
+    let input = Input::load(c1, &opts.sector, opts.params_dir.as_deref(), &mut ParamsCache::default(), opts.witness)?;
     let job = crate::job::JobOptions {
         params_dir: opts.params_dir.clone(),
         seed: opts.seed,
@@ -45,8 +47,8 @@ pub fn prove_with(c1: &C1Input, opts: &ProveOptions, backend: &dyn Backend) -> R
     crate::job::prove_input(input, &job, backend, start)
 }
 
-/// Verifies a seal proof (partition proofs concatenated) for the sector of a c1.json.
-/// Ok(Err(reason)) when the proof is well-formed but invalid.
+/// Verifies a seal proof (partition proofs concatenated; for NI-PoRep their SnarkPack
+/// aggregate) for the sector of a c1.json. Ok(Err(reason)) when the proof is invalid.
 pub fn verify(
     c1: &C1Input,
     sector: &SectorIdentity,
@@ -55,6 +57,9 @@ pub fn verify(
 ) -> Result<std::result::Result<(), String>> {
     let st = statement(&SealPublic::of(c1), sector)?;
     let (vk, _) = load_vk(params_dir, &st.params_stem())?;
+    if is_non_interactive(c1.output.registered_proof) {
+        return verify_ni(c1, st.as_ref(), &vk, params_dir, proof_bytes);
+    }
     let pvk = PreparedVerifyingKey::new(&vk);
     let proofs = match Proof::split_seal(proof_bytes, st.num_partitions()) {
         Ok(p) => p,
@@ -69,4 +74,20 @@ pub fn verify(
         }
     }
     Ok(Ok(()))
+}
+
+/// An NI-PoRep C2 output: the SnarkPack V2 aggregate of the sector's partition proofs.
+fn verify_ni(
+    c1: &C1Input,
+    st: &dyn Statement,
+    vk: &VerifyingKey,
+    params_dir: Option<&Path>,
+    proof_bytes: &[u8],
+) -> Result<std::result::Result<(), String>> {
+    let n = st.num_partitions();
+    let srs = SrsFile::open(&snarkpack::srs::locate(params_dir)?)?;
+    let svk = srs.verifier_key(seal::target_len(n))?;
+    let inputs = (0..n).map(|k| st.public_inputs(k)).collect::<Result<Vec<_>>>()?;
+    let include = seal::transcript_include(true, &[(c1.output.seed, c1.output.comm_r)]);
+    seal::verify_seal(&svk, vk, inputs, &include, proof_bytes, snarkpack::Version::V2)
 }

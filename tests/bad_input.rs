@@ -80,9 +80,9 @@ fn c1_whose_sector_size_does_not_match_the_proof_type() {
 }
 
 #[test]
-fn c1_of_a_non_interactive_porep_is_refused_clearly() {
+fn c1_that_claims_non_interactive_porep_over_interactive_vanilla_proofs() {
     let f = wrapper_with(|_, raw| raw["registered_proof"] = "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep".into());
-    prove_fails(f.path(), no_params().path(), &[], &[path_str(f.path()), "not supported yet"]);
+    prove_fails(f.path(), no_params().path(), &[], &[path_str(f.path()), "1 partitions of vanilla proofs", "has 13"]);
 }
 
 #[test]
@@ -99,6 +99,108 @@ fn c1_proved_for_the_wrong_miner() {
         no_params().path(),
         &["--miner-id", "1001"],
         &["c1-2kib-t01000-s1.json", "miner t01001", "replica id"],
+    );
+}
+
+/// The fixture with challenge `i` of partition 0's vanilla proof edited by `edit`: the c1 is
+/// refused before proving, naming the file, the partition, the challenge and `expect`.
+fn vanilla_proof_refused(i: usize, edit: impl FnOnce(&mut serde_json::Value), expect: &str) {
+    let f = wrapper_with(|_, raw| edit(&mut raw["vanilla_proofs"]["StackedDrg2KiBV1"][0][i]));
+    let at = format!("vanilla_proofs partition 0 challenge {i}");
+    prove_fails(f.path(), no_params().path(), &[], &[path_str(f.path()), &at, expect]);
+}
+
+fn array(v: &mut serde_json::Value) -> &mut Vec<serde_json::Value> {
+    v.as_array_mut().expect("a JSON array")
+}
+
+#[test]
+fn c1_with_a_challenge_missing_from_a_partition() {
+    let f = wrapper_with(|_, raw| {
+        array(&mut raw["vanilla_proofs"]["StackedDrg2KiBV1"][0]).pop();
+    });
+    let expect = "vanilla_proofs partition 0: 1 challenge proofs, the 2KiB circuit has 2 per partition";
+    prove_fails(f.path(), no_params().path(), &[], &[path_str(f.path()), expect]);
+}
+
+#[test]
+fn c1_with_a_base_parent_missing() {
+    vanilla_proof_refused(
+        1,
+        |p| drop(array(&mut p["replica_column_proofs"]["drg_parents"]).pop()),
+        "replica_column_proofs.drg_parents has 5 columns, the 2KiB circuit has 6",
+    );
+}
+
+#[test]
+fn c1_with_an_expander_parent_too_many() {
+    vanilla_proof_refused(
+        0,
+        |p| {
+            let parents = array(&mut p["replica_column_proofs"]["exp_parents"]);
+            parents.push(parents[0].clone());
+        },
+        "replica_column_proofs.exp_parents has 9 columns, the 2KiB circuit has 8",
+    );
+}
+
+#[test]
+fn c1_with_a_column_of_the_wrong_length() {
+    vanilla_proof_refused(
+        1,
+        |p| {
+            let rows = array(&mut p["replica_column_proofs"]["drg_parents"][2]["column"]["rows"]);
+            rows.push(rows[0].clone());
+        },
+        "replica_column_proofs.drg_parents[2].column.rows has 3 labels, the 2KiB circuit has 2 layers",
+    );
+}
+
+#[test]
+fn c1_with_a_data_path_too_short() {
+    vanilla_proof_refused(
+        0,
+        |p| drop(array(&mut p["comm_d_proofs"]["data"]["Single"]["path"]["path"]).pop()),
+        "comm_d_proofs has a path of 5 levels, the 2KiB tree's paths have 6",
+    );
+}
+
+#[test]
+fn c1_with_a_path_level_of_the_wrong_arity() {
+    vanilla_proof_refused(
+        1,
+        |p| drop(array(&mut p["comm_r_last_proof"]["data"]["Single"]["path"]["path"][1]["hashes"]).pop()),
+        "comm_r_last_proof level 1 has 6 siblings, the 2KiB tree has arity 8 there (7 siblings)",
+    );
+}
+
+#[test]
+fn c1_with_a_path_index_beyond_the_arity() {
+    vanilla_proof_refused(
+        0,
+        |p| {
+            p["replica_column_proofs"]["c_x"]["inclusion_proof"]["data"]["Single"]["path"]["path"][0]["index"] =
+                9.into()
+        },
+        "replica_column_proofs.c_x.inclusion_proof level 0 has index 9, beyond its arity 8",
+    );
+}
+
+#[test]
+fn c1_without_labeling_proofs() {
+    vanilla_proof_refused(
+        1,
+        |p| array(&mut p["labeling_proofs"]).clear(),
+        "labeling_proofs has 0 entries, the 2KiB circuit has 2 layers",
+    );
+}
+
+#[test]
+fn c1_whose_challenges_disagree_on_comm_r_last() {
+    vanilla_proof_refused(
+        1,
+        |p| p["comm_r_last_proof"]["data"]["Single"]["root"][0] = 7.into(),
+        "comm_r_last_proof's root differs from challenge 0's",
     );
 }
 

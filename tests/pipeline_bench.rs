@@ -150,7 +150,7 @@ fn check_schema(report: &Value) {
         assert!(doc.iter().any(|d| matches(d, f)), "the report has a field docs/bench-json.md does not document: {f}");
     }
     assert_eq!(report["schema"], "filsnark-bench-porep");
-    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["schema_version"], 2);
 }
 
 fn f(v: &Value) -> f64 {
@@ -261,7 +261,7 @@ fn bench_three_proofs_report_and_timeline() {
     assert_eq!(bars.len(), 3, "one row per partition: {bars:?}");
     for (k, mut stages) in bars {
         stages.sort();
-        assert_eq!(stages, ["device", "queue", "synthesis", "verify"], "bars of {k:?}");
+        assert_eq!(stages, ["device", "evaluation", "queue", "verify", "witness"], "bars of {k:?}");
     }
 }
 

@@ -22,7 +22,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::input::C1Input;
 use crate::input::SectorIdentity;
-use crate::pipeline::proofs::{self as pp, Events, Input, ParamsCache};
+use crate::pipeline::proofs::{self as pp, Events, Input, ParamsCache, WitnessMode};
 use crate::prover::Backend;
 use report::BenchReport;
 
@@ -39,6 +39,8 @@ pub struct BenchOptions {
     pub out_dir: Option<PathBuf>,
     /// Progress bars on stderr.
     pub progress: bool,
+    /// How PoRep partitions get their witness (PoSt and SnapDeals always use the gadgets).
+    pub witness: WitnessMode,
 }
 
 struct BenchEvents {
@@ -85,7 +87,10 @@ pub fn proof_file_name(i: usize) -> String {
 /// Loads c1 files (each with the sector it was sealed for) for [`run`].
 pub fn load_porep(inputs: &[(C1Input, SectorIdentity)], opts: &BenchOptions) -> Result<Vec<Input>> {
     let mut cache = ParamsCache::default();
-    inputs.iter().map(|(c1, sector)| Input::load(c1, sector, opts.params_dir.as_deref(), &mut cache)).collect()
+    inputs
+        .iter()
+        .map(|(c1, sector)| Input::load(c1, sector, opts.params_dir.as_deref(), &mut cache, opts.witness))
+        .collect()
 }
 
 /// Runs the benchmark over loaded inputs, all of one proof kind.

@@ -15,10 +15,10 @@ use crate::prover::Backend;
 /// The schema name of a PoRep report; other kinds are `filsnark-bench-<kind>` with the same
 /// fields ([`schema_name`]).
 pub const SCHEMA: &str = "filsnark-bench-porep";
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The stages drawn and summarized for each partition, in pipeline order.
-pub const STAGES: [&str; 4] = ["synthesis", "queue", "device", "verify"];
+pub const STAGES: [&str; 5] = ["witness", "evaluation", "queue", "device", "verify"];
 
 #[derive(Serialize, Clone, Debug)]
 pub struct BenchReport {
@@ -121,6 +121,10 @@ pub struct PartitionEntry {
     pub done_s: f64,
     pub host_wait_s: f64,
     pub synthesis_s: f64,
+    /// `native` (native witness and compiled constraints) or `gadgets` (the crates' synthesis).
+    pub witness_path: &'static str,
+    pub witness_s: f64,
+    pub evaluation_s: f64,
     pub queue_wait_s: f64,
     pub device_s: f64,
     pub verify_s: f64,
@@ -163,6 +167,8 @@ pub struct Summary {
     pub proof_wall_s: Stat,
     pub host_wait_s: Stat,
     pub synthesis_s: Stat,
+    pub witness_s: Stat,
+    pub evaluation_s: Stat,
     pub queue_wait_s: Stat,
     pub device_s: Stat,
     pub verify_s: Stat,
@@ -200,6 +206,9 @@ impl BenchReport {
                     done_s: s(r.done),
                     host_wait_s: s(r.host_wait()),
                     synthesis_s: s(r.synthesis()),
+                    witness_path: if p.host.native { "native" } else { "gadgets" },
+                    witness_s: s(p.host.witness),
+                    evaluation_s: s(p.host.evaluation),
                     queue_wait_s: s(r.queue_wait()),
                     device_s: s(r.device_time()),
                     verify_s: s(r.verify()),
@@ -249,6 +258,8 @@ impl BenchReport {
             proof_wall_s: Stat::of(proofs.iter().map(|p| p.wall_s)),
             host_wait_s: Stat::of(partitions.iter().map(|p| p.host_wait_s)),
             synthesis_s: Stat::of(partitions.iter().map(|p| p.synthesis_s)),
+            witness_s: Stat::of(partitions.iter().map(|p| p.witness_s)),
+            evaluation_s: Stat::of(partitions.iter().map(|p| p.evaluation_s)),
             queue_wait_s: Stat::of(partitions.iter().map(|p| p.queue_wait_s)),
             device_s: Stat::of(partitions.iter().map(|p| p.device_s)),
             verify_s: Stat::of(partitions.iter().map(|p| p.verify_s)),
@@ -362,18 +373,20 @@ impl BenchReport {
         writeln!(out)?;
         writeln!(
             out,
-            "{:>5} {:>4} {:>6} {:>10} {:>9} {:>9} {:>9} {:>9}",
-            "proof", "part", "device", "host wait", "synth s", "queue s", "device s", "verify s"
+            "{:>5} {:>4} {:>6} {:>10} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "proof", "part", "device", "host wait", "witness", "witness s", "eval s", "queue s", "device s", "verify s"
         )?;
         for p in &self.partitions {
             writeln!(
                 out,
-                "{:>5} {:>4} {:>6} {:>10.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
+                "{:>5} {:>4} {:>6} {:>10.3} {:>8} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
                 p.proof,
                 p.partition,
                 self.devices.get(p.device).map(String::as_str).unwrap_or("?"),
                 p.host_wait_s,
-                p.synthesis_s,
+                p.witness_path,
+                p.witness_s,
+                p.evaluation_s,
                 p.queue_wait_s,
                 p.device_s,
                 p.verify_s
@@ -386,6 +399,8 @@ impl BenchReport {
             ("proof", &sm.proof_wall_s),
             ("host wait", &sm.host_wait_s),
             ("synthesis", &sm.synthesis_s),
+            ("witness", &sm.witness_s),
+            ("evaluation", &sm.evaluation_s),
             ("queue", &sm.queue_wait_s),
             ("device", &sm.device_s),
             ("verify", &sm.verify_s),

@@ -3,7 +3,7 @@
 //! One row per partition, rows grouped by the device that proved them (a heading per device)
 //! and ordered by device start within a group; time runs left to right in seconds from the
 //! start of the pipeline. Each row has exactly one bar per stage ([`super::report::STAGES`]:
-//! synthesis, queue, device, verify), each a `<rect class="bar stage-NAME">` with
+//! witness, evaluation (the two halves of the host stage), queue, device, verify), each a `<rect class="bar stage-NAME">` with
 //! `data-proof`, `data-partition`, `data-device`, `data-stage`, `data-start-s`, `data-end-s`
 //! and a `<title>` tooltip; a zero-length stage still has its bar (width 0).
 use std::fmt::Write;
@@ -18,7 +18,8 @@ const TOP: f64 = 60.0;
 
 fn color(stage: &str) -> &'static str {
     match stage {
-        "synthesis" => "#4e79a7",
+        "witness" => "#4e79a7",
+        "evaluation" => "#76b7b2",
         "queue" => "#bab0ac",
         "device" => "#f28e2b",
         "verify" => "#59a14f",
@@ -28,7 +29,8 @@ fn color(stage: &str) -> &'static str {
 
 fn span(p: &PartitionEntry, stage: &str) -> (f64, f64) {
     match stage {
-        "synthesis" => (p.synth_start_s, p.synth_end_s),
+        "witness" => (p.synth_start_s, p.synth_end_s - p.evaluation_s),
+        "evaluation" => (p.synth_end_s - p.evaluation_s, p.synth_end_s),
         "queue" => (p.synth_end_s, p.device_start_s),
         "device" => (p.device_start_s, p.device_end_s),
         _ => (p.device_end_s, p.done_s),

@@ -10,12 +10,17 @@
 //!   its sectors synthesized in parallel ([`post_windows`]).
 //! - [`snap`]    — the EmptySectorUpdate (SnapDeals) circuit from storage-proofs-update.
 //! - [`kind`]    — which circuit a parameter file is for: proof kind and sector size.
+//! - [`native_check`] — the native witness against synthesis: the first difference and the
+//!   gadget that allocates it.
 //! - [`r1cs`]    — the R1CS recorded from a blank synthesis (for `params setup`).
 //! - [`window`]  — recording one circuit's challenges on many cores into one recording,
 //!   identical to the sequential one; [`witness_window`] and [`r1cs_window`] are its two
 //!   recorders, [`porep_windows`] the PoRep partition cut into prefix and challenges.
 pub mod density;
 pub mod kind;
+pub mod native_check;
+#[cfg(test)]
+mod native_tests;
 pub mod porep;
 pub mod porep_windows;
 pub mod post;
@@ -33,6 +38,8 @@ pub mod witness_window;
 
 use anyhow::Result;
 use blstrs::Scalar;
+
+use crate::witness::PackedWitness;
 
 pub use density::Density;
 pub use kind::{CircuitKind, ProofKind};
@@ -54,8 +61,13 @@ pub trait ProofStatement: Send + Sync {
 /// One proof's circuits, one per partition, whatever the proof (PoRep, WindowPoSt,
 /// WinningPoSt, SnapDeals): what the pipeline synthesizes, proves and checks.
 pub trait ProofCircuits: ProofStatement {
-    /// Partition `k`'s witness.
+    /// Partition `k`'s witness, synthesized by the crates' gadgets.
     fn synthesize(&self, k: usize) -> Result<Assignment>;
+    /// Partition `k`'s public inputs and aux computed natively, equal to [`Self::synthesize`]'s;
+    /// `None` where the native witness does not know the circuit (then synthesize).
+    fn native_witness(&self, _k: usize) -> Option<Result<PackedWitness>> {
+        None
+    }
 }
 
 /// The PoRep circuits of a c1.json as [`ProofCircuits`].
@@ -76,5 +88,8 @@ impl ProofStatement for PorepProof {
 impl ProofCircuits for PorepProof {
     fn synthesize(&self, k: usize) -> Result<Assignment> {
         self.0.synthesize(k)
+    }
+    fn native_witness(&self, k: usize) -> Option<Result<PackedWitness>> {
+        self.0.native_witness(k)
     }
 }

@@ -4,6 +4,8 @@
 //! [`PorepStatement`] is what a verifier knows (commitments, seed, replica id); a
 //! [`PorepCircuits`] adds the vanilla proofs of a c1.json and can synthesize each partition.
 //! Both are type-erased over the five tree shapes behind [`Statement`] and [`CircuitsDyn`].
+use std::ops::Range;
+
 use anyhow::{anyhow, bail, Context, Result};
 use bellperson::Circuit;
 use blstrs::Scalar;
@@ -23,8 +25,12 @@ use storage_proofs_porep::stacked::{
     StackedDrg, Tau,
 };
 
+use super::native_check::Locate;
 use super::witness::{Assignment, WitnessCs};
 use crate::input::{prover_id, C1Input, PorepKind, SectorIdentity};
+use crate::witness::{
+    check_partitions, porep_partition, vanilla, ChallengeProof, PackedWitness, PartitionRoots, Shape,
+};
 
 /// What the verifier of a PoRep proof knows, for any tree shape.
 pub trait Statement: Send + Sync {
@@ -50,6 +56,11 @@ pub struct PorepStatement<Tree: 'static + MerkleTreeTrait> {
 pub struct PorepCircuits<Tree: 'static + MerkleTreeTrait> {
     pub(super) statement: PorepStatement<Tree>,
     pub(super) vanilla: Vec<Vec<VanillaProof<Tree, G>>>,
+    /// The partition circuit's shape, which `vanilla` was checked against at load.
+    pub(super) shape: Shape,
+    /// What the circuit reads of `vanilla`, per partition and challenge (the native witness's
+    /// input).
+    pub(super) native: Vec<Vec<ChallengeProof>>,
 }
 
 /// The public part of a seal: what `verify_seal` takes besides the proof.
@@ -205,7 +216,10 @@ pub(super) fn porep_circuits<Tree: 'static + MerkleTreeTrait>(
     }
     let vanilla: Vec<Vec<VanillaProof<Tree, G>>> =
         c1.output.vanilla_proofs.clone().try_into().context("vanilla proofs do not fit the proof type")?;
-    Ok(PorepCircuits { statement: derived, vanilla })
+    let shape = vanilla::shape_of(&derived.pp, c1.kind.name());
+    let native = vanilla::partition_proofs(&vanilla)?;
+    check_partitions(&shape, &native)?;
+    Ok(PorepCircuits { statement: derived, vanilla, shape, native })
 }
 
 /// A statement together with its witness: one synthesizable circuit per partition.
@@ -214,6 +228,19 @@ pub trait CircuitsDyn: Statement {
     fn synthesize(&self, k: usize) -> Result<Assignment>;
     /// The same from one sequential synthesis (the reference).
     fn synthesize_sequential(&self, k: usize) -> Result<Assignment>;
+    /// Partition `k`'s public inputs and aux computed natively from the vanilla proofs, equal
+    /// to [`Self::synthesize`]'s; `None` when the native witness does not know the shape (then
+    /// synthesize).
+    fn native_witness(&self, k: usize) -> Option<Result<PackedWitness>>;
+    /// Whether [`Self::native_witness`] knows this shape.
+    fn has_native_witness(&self) -> bool;
+    /// Diagnostics: the gadget namespace path that allocates aux `index` in the circuit of
+    /// partition `k`'s prefix and `challenges` (all of them if `None`); `None` if that circuit
+    /// allocates fewer.
+    fn aux_namespace(&self, k: usize, challenges: Option<Range<usize>>, index: usize) -> Result<Option<String>>;
+    /// Partition `k` cut to the given challenges: its prefix, then those challenges in the
+    /// order given (a window of a partition too large to synthesize whole).
+    fn synthesize_challenges(&self, k: usize, challenges: &[usize]) -> Result<Assignment>;
 }
 impl<Tree: 'static + MerkleTreeTrait> CircuitsDyn for PorepCircuits<Tree>
 where
@@ -224,6 +251,40 @@ where
     }
     fn synthesize_sequential(&self, k: usize) -> Result<Assignment> {
         self.synthesize_partition_sequential(k)
+    }
+    fn native_witness(&self, k: usize) -> Option<Result<PackedWitness>> {
+        self.shape.is_native().then(|| self.native_partition(k))
+    }
+    fn has_native_witness(&self) -> bool {
+        self.shape.is_native()
+    }
+    fn aux_namespace(&self, k: usize, challenges: Option<Range<usize>>, index: usize) -> Result<Option<String>> {
+        let mut cs = Locate::new(index);
+        let all = 0..self.vanilla.get(k).map_or(0, Vec::len);
+        self.synthesize_range_into(k, challenges.unwrap_or(all), &mut cs)?;
+        Ok(cs.found)
+    }
+    fn synthesize_challenges(&self, k: usize, challenges: &[usize]) -> Result<Assignment> {
+        self.synthesize_selected_challenges(k, challenges)
+    }
+}
+
+impl<Tree: 'static + MerkleTreeTrait> PorepCircuits<Tree> {
+    /// The public values and roots partition `k`'s circuit starts from.
+    pub(super) fn partition_roots(&self, k: usize) -> Result<PartitionRoots> {
+        let first = self.native.get(k).and_then(|p| p.first()).ok_or_else(|| anyhow!("no partition {k}"))?;
+        let tau = self.statement.pub_in.tau.as_ref().ok_or_else(|| anyhow!("the statement has no commitments"))?;
+        Ok(PartitionRoots {
+            replica_id: self.statement.pub_in.replica_id.into(),
+            comm_d: tau.comm_d.into(),
+            comm_r: tau.comm_r.into(),
+            comm_r_last: first.comm_r_last,
+            comm_c: first.comm_c,
+        })
+    }
+
+    fn native_partition(&self, k: usize) -> Result<PackedWitness> {
+        porep_partition(&self.shape, &self.partition_roots(k)?, &self.native[k])
     }
 }
 

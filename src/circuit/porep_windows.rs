@@ -10,7 +10,7 @@
 use std::ops::Range;
 use std::sync::Mutex;
 
-use anyhow::{anyhow, ensure, Result};
+use anyhow::{anyhow, bail, ensure, Result};
 use bellperson::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar;
 use filecoin_proofs::{
@@ -21,7 +21,7 @@ use storage_proofs_porep::stacked::{Challenges, PublicParams, StackedCircuit, St
 
 use super::porep::{expected_constraints, params_stem_of, PorepCircuits, G};
 use super::r1cs::{R1cs, R1csCs};
-use super::window::{synthesize_windows, ChallengeCircuit, Span};
+use super::window::{synthesize_windows, ChallengeCircuit, Span, Windowed};
 use super::witness::{Assignment, WitnessCs};
 use crate::input::PorepKind;
 
@@ -58,9 +58,46 @@ where
     }
 }
 
-/// The blank (shape only) circuit of one partition.
+/// Partition `k`'s circuit cut to some of its challenges, in the order given: the circuit a
+/// window of the partition would be on its own (its public inputs are those challenges').
+struct Selected<'a, Tree: 'static + MerkleTreeTrait> {
+    partition: Partition<'a, Tree>,
+    challenges: &'a [usize],
+}
+
+impl<Tree: 'static + MerkleTreeTrait> ChallengeCircuit for Selected<'_, Tree>
+where
+    PorepCircuits<Tree>: Sync,
+{
+    fn num_challenges(&self) -> usize {
+        self.challenges.len()
+    }
+
+    fn synthesize_range<CS: ConstraintSystem<Scalar>>(
+        &self,
+        cs: &mut CS,
+        range: Range<usize>,
+    ) -> Result<(), SynthesisError> {
+        let (circuits, k) = (self.partition.circuits, self.partition.k);
+        let pub_in = &circuits.statement.pub_in;
+        let vanilla = &circuits.vanilla[k];
+        StackedCircuit::<Tree, G>::synthesize(
+            cs,
+            Some(pub_in.replica_id),
+            pub_in.tau.as_ref().map(|t| t.comm_d),
+            pub_in.tau.as_ref().map(|t| t.comm_r),
+            Some(vanilla[0].comm_r_last()),
+            Some(vanilla[0].comm_c()),
+            self.challenges[range].iter().map(|&i| vanilla[i].clone().into()).collect(),
+        )
+    }
+}
+
+/// The blank (shape only) circuit of one partition, with `challenges` challenges (a real
+/// partition's count, or fewer or more to sample the shape).
 struct Blank<Tree: 'static + MerkleTreeTrait> {
     pp: PublicParams<Tree>,
+    challenges: usize,
 }
 
 impl<Tree: 'static + MerkleTreeTrait> ChallengeCircuit for Blank<Tree>
@@ -68,7 +105,7 @@ where
     PublicParams<Tree>: Sync,
 {
     fn num_challenges(&self) -> usize {
-        self.pp.challenges.num_challenges_per_partition()
+        self.challenges
     }
 
     /// `StackedCompound::blank_circuit` with `range.len()` challenges (all blank challenges
@@ -120,6 +157,21 @@ where
         Ok(())
     }
 
+    /// Synthesizes partition `k`'s prefix and the challenges in `range` into `cs`: the
+    /// circuit of a partition with just those challenges.
+    pub(super) fn synthesize_range_into<CS: ConstraintSystem<Scalar>>(
+        &self,
+        k: usize,
+        range: Range<usize>,
+        cs: &mut CS,
+    ) -> Result<()> {
+        self.check_partition(k)?;
+        ensure!(range.end <= self.vanilla[k].len(), "partition {k} has {} challenges", self.vanilla[k].len());
+        Partition { circuits: self, k }
+            .synthesize_range(cs, range.clone())
+            .map_err(|e| anyhow!("synthesis of partition {k} challenges {range:?} failed: {e}"))
+    }
+
     /// Partition `k`'s witness, its challenges synthesized in parallel: the same
     /// [`Assignment`] as the sequential synthesis.
     /// The span comes from this process's earlier partitions, else from the measured table
@@ -148,6 +200,27 @@ where
     }
 }
 
+impl<Tree: 'static + MerkleTreeTrait> PorepCircuits<Tree>
+where
+    PorepCircuits<Tree>: Sync,
+{
+    /// The witness of partition `k` cut to the given challenges (prefix, then those
+    /// challenges in the order given), synthesized in windows.
+    pub(super) fn synthesize_selected_challenges(&self, k: usize, challenges: &[usize]) -> Result<Assignment> {
+        self.check_partition(k)?;
+        let n = self.vanilla[k].len();
+        if let Some(&bad) = challenges.iter().find(|&&i| i >= n) {
+            bail!("partition {k} has {n} challenges; there is no challenge {bad}");
+        }
+        ensure!(!challenges.is_empty(), "no challenges selected");
+        let mut cs = WitnessCs::with_capacity(0);
+        let sel = Selected { partition: Partition { circuits: self, k }, challenges };
+        synthesize_windows(&sel, &mut cs, measured_span(self.statement.kind))
+            .map_err(|e| anyhow!("synthesis of partition {k}'s challenges {challenges:?} failed: {e:#}"))?;
+        Ok(cs.finish())
+    }
+}
+
 /// A recorder sized for one partition of `kind` (non-zeros per constraint measured on 32GiB:
 /// A 2.37, B 1.0, C 2.17).
 fn r1cs_recorder(kind: PorepKind) -> R1csCs {
@@ -163,7 +236,8 @@ where
     let stem = if parallel {
         let pp = public_params::<Tree>(&kind.registered_v1_1().as_v1_config())?;
         let stem = params_stem_of(&pp);
-        synthesize_windows(&Blank { pp }, &mut cs, None)
+        let challenges = pp.challenges.num_challenges_per_partition();
+        synthesize_windows(&Blank { pp, challenges }, &mut cs, None)
             .map_err(|e| anyhow!("blank synthesis of the {} PoRep circuit failed: {e:#}", kind.name()))?;
         stem
     } else {
@@ -182,5 +256,67 @@ pub fn record_porep(kind: PorepKind, parallel: bool) -> Result<(R1cs, String)> {
         PorepKind::S512MiB => record_with::<SectorShape512MiB>(kind, parallel),
         PorepKind::S32GiB => record_with::<SectorShape32GiB>(kind, parallel),
         PorepKind::S64GiB => record_with::<SectorShape64GiB>(kind, parallel),
+    }
+}
+
+/// The R1CS of a blank PoRep partition cut to a number of challenges of our choosing, with
+/// where its parts lie: what the compiled constraints are made from.
+pub struct PorepSample {
+    /// Prefix, then `challenges` challenges, then the `input_i · 0 = 0` rows.
+    pub r1cs: R1cs,
+    pub challenges: usize,
+    /// What the prefix records (its inputs include ONE).
+    pub prefix: Span,
+    /// What one challenge records.
+    pub per: Span,
+    /// Challenges in a real partition of this shape.
+    pub partition_challenges: usize,
+    /// The official parameter file stem of the shape.
+    pub stem: String,
+}
+
+fn sample_with<Tree: 'static + MerkleTreeTrait>(kind: PorepKind, challenges: usize) -> Result<PorepSample>
+where
+    PublicParams<Tree>: Sync,
+{
+    let pp = public_params::<Tree>(&kind.registered_v1_1().as_v1_config())?;
+    let (stem, partition_challenges) = (params_stem_of(&pp), pp.challenges.num_challenges_per_partition());
+    let mut cs = r1cs_recorder(kind);
+    let per = synthesize_windows(&Blank { pp, challenges }, &mut cs, None)
+        .map_err(|e| anyhow!("blank synthesis of the {} PoRep circuit failed: {e:#}", kind.name()))?;
+    let whole = cs.span();
+    let prefix = Span {
+        inputs: whole.inputs - challenges * per.inputs,
+        aux: whole.aux - challenges * per.aux,
+        constraints: whole.constraints - challenges * per.constraints,
+        nnz: [0, 1, 2].map(|m| whole.nnz[m] - challenges * per.nnz[m]),
+    };
+    Ok(PorepSample { r1cs: cs.finish()?, challenges, prefix, per, partition_challenges, stem })
+}
+
+/// Records the R1CS of a blank PoRep partition of `kind` with `challenges` challenges (in
+/// parallel windows), and where its prefix and challenges lie.
+pub fn record_porep_sample(kind: PorepKind, challenges: usize) -> Result<PorepSample> {
+    match kind {
+        PorepKind::S2KiB => sample_with::<SectorShape2KiB>(kind, challenges),
+        PorepKind::S8MiB => sample_with::<SectorShape8MiB>(kind, challenges),
+        PorepKind::S512MiB => sample_with::<SectorShape512MiB>(kind, challenges),
+        PorepKind::S32GiB => sample_with::<SectorShape32GiB>(kind, challenges),
+        PorepKind::S64GiB => sample_with::<SectorShape64GiB>(kind, challenges),
+    }
+}
+
+fn stem_with<Tree: 'static + MerkleTreeTrait>(kind: PorepKind) -> Result<String> {
+    Ok(params_stem_of(&public_params::<Tree>(&kind.registered_v1_1().as_v1_config())?))
+}
+
+/// The official parameter file stem of a PoRep shape (every variant of a size shares it).
+pub fn porep_params_stem(kind: PorepKind) -> Result<String> {
+    match kind {
+        PorepKind::S2KiB => stem_with::<SectorShape2KiB>(kind),
+        PorepKind::S8MiB => stem_with::<SectorShape8MiB>(kind),
+        PorepKind::S512MiB => stem_with::<SectorShape512MiB>(kind),
+        PorepKind::S32GiB => stem_with::<SectorShape32GiB>(kind),
+        PorepKind::S64GiB => stem_with::<SectorShape64GiB>(kind),
     }
 }

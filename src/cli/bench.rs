@@ -11,10 +11,10 @@ use filsnark::input::{PostInput, SnapInput};
 use filsnark::job::default_concurrency;
 use filsnark::output::write_atomic;
 use filsnark::pipeline::budget::parse_size;
-use filsnark::pipeline::proofs::{Input, ParamsCache};
+use filsnark::pipeline::proofs::{Input, ParamsCache, WitnessMode};
 
 use super::jobs::post_type;
-use super::porep::{load_c1, params_dir_for, DeviceArgs, IdentityArgs};
+use super::porep::{load_c1, params_dir_for, DeviceArgs, IdentityArgs, WitnessArgs};
 
 #[derive(Subcommand)]
 pub enum BenchCmd {
@@ -22,8 +22,8 @@ pub enum BenchCmd {
     #[command(
         after_help = "Examples:\n  filsnark bench porep --c1 c1.json -j 10 -c 3 --json report.json --timeline t.svg\n  filsnark bench porep --c1 a.json --c1 b.json -j 4 -c 2 --mem-budget 16GiB\n\n\
 Every proof is verified. Proof i proves the (i mod n)-th --c1. --json writes the report described in\n\
-docs/bench-json.md (schema filsnark-bench-porep, version 1); --timeline draws each partition's stages\n\
-(synthesis, queue, device, verify) over time, grouped by device."
+docs/bench-json.md (schema filsnark-bench-porep, version 2); --timeline draws each partition's stages\n\
+(witness, evaluation, queue, device, verify) over time, grouped by device."
     )]
     Porep(Box<BenchArgs>),
     /// Prove WindowPoSt -j times through the pipeline (same report, JSON and timeline as bench porep).
@@ -99,7 +99,7 @@ pub struct ReportArgs {
 }
 
 impl ReportArgs {
-    fn options(&self, params_dir: Option<PathBuf>) -> BenchOptions {
+    fn options(&self, params_dir: Option<PathBuf>, witness: WitnessMode) -> BenchOptions {
         BenchOptions {
             proofs: self.proofs,
             concurrency: self.concurrency.unwrap_or_else(default_concurrency),
@@ -108,6 +108,7 @@ impl ReportArgs {
             params_dir,
             out_dir: self.out_dir.clone(),
             progress: std::io::stderr().is_terminal(),
+            witness,
         }
     }
 }
@@ -131,6 +132,8 @@ pub struct BenchArgs {
     c1: Vec<PathBuf>,
     #[command(flatten)]
     id: IdentityArgs,
+    #[command(flatten)]
+    witness: WitnessArgs,
     #[command(flatten)]
     report: ReportArgs,
 }
@@ -170,14 +173,14 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
         (true, Some((sample, _))) => params_dir_for(true, &args.id, sample, true)?,
         _ => args.id.params_dir.clone(),
     };
-    let opts = args.report.options(params_dir);
+    let opts = args.report.options(params_dir, args.witness.witness);
     let loaded = bench::load_porep(&inputs, &opts)?;
     run_and_report(&loaded, &opts, &args.report)
 }
 
 /// `bench window-post|winning-post|snap`: every input read and checked, then proved.
 fn bench_job(kind: ProofKind, args: &JobBenchArgs) -> Result<()> {
-    let opts = args.report.options(args.params_dir.clone());
+    let opts = args.report.options(args.params_dir.clone(), WitnessMode::Gadgets);
     let mut cache = ParamsCache::default();
     let dir = args.params_dir.as_deref();
     let loaded = args
@@ -204,6 +207,9 @@ fn run_and_report(loaded: &[Input], opts: &BenchOptions, args: &ReportArgs) -> R
             .with_context(|| format!("{}: cannot write the timeline", path.display()))?;
     }
     report.print(&mut std::io::stdout().lock())?;
+    for line in backend.memory_report() {
+        println!("{line}");
+    }
     if let Some(p) = &args.json {
         println!("json: {}", p.display());
     }

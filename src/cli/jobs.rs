@@ -127,21 +127,38 @@ fn display(p: &Path) -> String {
     p.display().to_string()
 }
 
-/// The table `prove` prints: parameters, device, one line per partition, the total.
+/// The table `prove` prints: parameters, device, memory, one line per partition, the total.
 pub fn print_report(report: &ProveReport, backend: &dyn Backend) {
     println!("params: {}", report.params.display());
     println!("device: {}", backend.devices().join(", "));
+    for line in backend.memory_report() {
+        println!("{line}");
+    }
     println!(
-        "{:>4} {:>12} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "part", "constraints", "synth s", "queue", "H ntt", "H msm", "L msm", "A msm", "B1 msm", "B2 msm", "verify"
+        "{:>4} {:>12} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "part",
+        "constraints",
+        "witness",
+        "witness s",
+        "eval s",
+        "queue",
+        "H ntt",
+        "H msm",
+        "L msm",
+        "A msm",
+        "B1 msm",
+        "B2 msm",
+        "verify"
     );
     for (k, p) in report.partitions.iter().enumerate() {
         let t = &p.prove;
         println!(
-            "{:>4} {:>12} {:>10.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+            "{:>4} {:>12} {:>8} {:>9.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
             k,
             p.constraints,
-            p.synthesis.as_secs_f64(),
+            if p.host.native { "native" } else { "gadgets" },
+            p.host.witness.as_secs_f64(),
+            p.host.evaluation.as_secs_f64(),
             p.queue_wait.as_secs_f64(),
             t.h_ntt.as_secs_f64(),
             t.h_msm.as_secs_f64(),

@@ -1,6 +1,7 @@
-//! Command-line interface: `prove`, `verify`, `bench`, `params`, `info`. People read stdout (tables,
+//! Command-line interface: `prove`, `verify`, `aggregate`, `bench`, `params`, `info`. People read stdout (tables,
 //! summaries); errors go to stderr as `filsnark: error: …` naming the file or device and the
 //! fault. Exit status: 0 success, 1 a proof that does not verify, 2 any other error.
+mod aggregate;
 mod bench;
 mod c1;
 mod jobs;
@@ -14,8 +15,8 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "filsnark",
     version,
-    about = "Filecoin Groth16 prover: PoRep C2, WindowPoSt, WinningPoSt and SnapDeals from lotus/Curio inputs",
-    after_help = "Examples:\n  filsnark prove porep                       # prove the 2KiB sample that ships inside filsnark\n  filsnark prove porep --c1 c1.json -o proof.bin --miner-id 1000\n  filsnark verify porep --c1 c1.json --proof proof.bin --miner-id 1000\n  filsnark bench porep --c1 c1.json -j 10 -c 3 --json report.json --timeline t.svg\n  filsnark prove window-post --in post.json -o post.proof\n  filsnark prove snap --in snap.json -o snap.proof\n  filsnark params info /var/tmp/filecoin-proof-parameters/v28-…params\n\nExit status: 0 success, 1 proof invalid, 2 error."
+    about = "Filecoin Groth16 prover: PoRep C2 (interactive and NI), WindowPoSt, WinningPoSt, SnapDeals and SnarkPack aggregation from lotus/Curio inputs",
+    after_help = "Examples:\n  filsnark prove porep                       # prove the 2KiB sample that ships inside filsnark\n  filsnark prove porep --c1 c1.json -o proof.bin --miner-id 1000\n  filsnark verify porep --c1 c1.json --proof proof.bin --miner-id 1000\n  filsnark prove window-post --in post.json -o post.proof\n  filsnark prove snap --in snap.json -o snap.proof\n  filsnark aggregate porep --in agg.json -o agg.bin\n  filsnark verify aggregate --in agg.json --proof agg.bin\n  filsnark bench porep --c1 c1.json -j 10 -c 3 --json report.json --timeline t.svg\n  filsnark params info /var/tmp/filecoin-proof-parameters/v28-…params\n\nExit status: 0 success, 1 proof invalid, 2 error."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -30,6 +31,9 @@ enum Cmd {
     /// Check a proof.
     #[command(subcommand)]
     Verify(porep::VerifyCmd),
+    /// Aggregate proofs (SnarkPack).
+    #[command(subcommand)]
+    Aggregate(aggregate::AggregateCmd),
     /// Prove many times through the pipeline and show where the time goes.
     #[command(subcommand)]
     Bench(bench::BenchCmd),
@@ -81,6 +85,7 @@ pub fn run() -> i32 {
     let res = match cli.cmd {
         Cmd::Prove(c) => porep::prove(c),
         Cmd::Verify(c) => porep::verify(c),
+        Cmd::Aggregate(c) => aggregate::run(c),
         Cmd::Bench(c) => bench::run(c),
         Cmd::C1(c) => c1::run(c),
         Cmd::Post(c) => synth::post(c),

@@ -1,8 +1,9 @@
-//! `params info`: what a parameter file holds; `params setup`: make insecure test parameters.
+//! `params info`: what a parameter or SRS file holds; `params setup`: make insecure test
+//! parameters (a circuit's .params/.vk, or the SnarkPack SRS).
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Subcommand;
 use filsnark::circuit::{CircuitKind, ProofKind};
 use filsnark::input::PorepKind;
@@ -20,19 +21,23 @@ pub enum ParamsCmd {
         /// The .params file.
         file: PathBuf,
     },
-    /// Make INSECURE test parameters (.params, .vk and a .params.insecure marker) for a circuit,
-    /// under the official file names. Anyone who knows the seed can forge proofs: tests and
-    /// benchmarks only.
+    /// Make INSECURE test parameters under the official file names: a circuit's .params, .vk and
+    /// a .params.insecure marker (--proof porep|window-post|winning-post|snap), or the SnarkPack SRS and its marker (--proof
+    /// aggregation). Anyone who knows the seed can forge proofs: tests and benchmarks only.
     #[command(
-        after_help = "Examples:\n  filsnark params setup --proof porep --sector-size 2KiB --out ~/.cache/filsnark/test-params --seed 1\n  filsnark params setup --proof window-post --sector-size 32GiB --out /data/test-params --device gpu\n  FIL_PROOFS_PARAMETER_CACHE=~/.cache/filsnark/test-params filsnark prove porep\n\nRefuses the production cache /var/tmp/filecoin-proof-parameters and existing files unless --force."
+        after_help = "Examples:\n  filsnark params setup --proof porep --sector-size 2KiB --out ~/.cache/filsnark/test-params --seed 1\n  filsnark params setup --proof window-post --sector-size 32GiB --out /data/test-params --device gpu\n  filsnark params setup --proof aggregation --max-proofs 1024 --out ~/.cache/filsnark/test-params\n  FIL_PROOFS_PARAMETER_CACHE=~/.cache/filsnark/test-params filsnark prove porep\n\nRefuses the production cache /var/tmp/filecoin-proof-parameters and existing files unless --force."
     )]
     Setup {
-        /// The circuit: porep, window-post, winning-post or snap.
-        #[arg(long, default_value = "porep", value_parser = ["porep", "window-post", "winning-post", "snap"])]
+        /// porep, window-post, winning-post, snap: that circuit's .params/.vk; aggregation: the SnarkPack SRS
+        /// (v28-fil-inner-product-v1.srs).
+        #[arg(long, default_value = "porep", value_parser = ["porep", "window-post", "winning-post", "snap", "aggregation"])]
         proof: String,
-        /// Sector size: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
-        #[arg(long)]
-        sector_size: String,
+        /// Sector size (every circuit): 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
+        #[arg(long, required_if_eq_any([("proof", "porep"), ("proof", "window-post"), ("proof", "winning-post"), ("proof", "snap")]))]
+        sector_size: Option<String>,
+        /// The most proofs the SRS will aggregate (aggregation): a power of two up to 16384.
+        #[arg(long, default_value_t = 1024)]
+        max_proofs: usize,
         /// Directory to write the files into (created if missing).
         #[arg(long, required_unless_present = "r1cs_only")]
         out: Option<PathBuf>,
@@ -55,8 +60,15 @@ pub enum ParamsCmd {
 pub fn run(cmd: ParamsCmd) -> Result<()> {
     match cmd {
         ParamsCmd::Info { file } => info(file),
-        ParamsCmd::Setup { proof, sector_size, out, seed, force, r1cs_only, device } => {
+        ParamsCmd::Setup { proof, sector_size, max_proofs, out, seed, force, r1cs_only, device } => {
+            if proof == "aggregation" {
+                let out = out.ok_or_else(|| anyhow::anyhow!("--out is required"))?;
+                return setup_srs(&out, max_proofs, seed, force);
+            }
             let proof = ProofKind::parse(&proof)?;
+            let Some(sector_size) = sector_size else {
+                bail!("--sector-size is required for --proof {}", proof.name())
+            };
             let kind = PorepKind::parse(&sector_size)?;
             let circuit = CircuitKind::new(proof, kind);
             if r1cs_only {
@@ -122,7 +134,22 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
     }
 }
 
+fn setup_srs(out: &std::path::Path, max_proofs: usize, seed: Option<u64>, force: bool) -> Result<()> {
+    let seed = seed.unwrap_or_else(rand::random);
+    println!("INSECURE SnarkPack SRS: up to {max_proofs} proofs, seed {seed}");
+    filsnark::output::remove_temp_files_on_interrupt();
+    let t = std::time::Instant::now();
+    let r = filsnark::snarkpack::setup::setup_srs(out, max_proofs, seed, force)?;
+    println!("srs: {} ({} bytes, {} powers of each vector)", r.path.display(), r.bytes, r.powers);
+    println!("marker: {}", r.marker.display());
+    println!("total: {:.3} s", t.elapsed().as_secs_f64());
+    Ok(())
+}
+
 fn info(file: PathBuf) -> Result<()> {
+    if file.extension().is_some_and(|e| e == "srs") {
+        return srs_info(file);
+    }
     let p = ParamsFile::open(&file)?;
     println!("file: {}", file.display());
     if let Ok(note) = std::fs::read_to_string(marker_path(&file)) {
@@ -137,5 +164,21 @@ fn info(file: PathBuf) -> Result<()> {
     }
     let h = p.section(SectionKind::H).count;
     println!("domain: 2^{} (h = domain - 1)", (h + 1).next_power_of_two().trailing_zeros());
+    Ok(())
+}
+
+fn srs_info(file: PathBuf) -> Result<()> {
+    use filsnark::snarkpack::srs::{SrsFile, Vector};
+    let f = SrsFile::open(&file)?;
+    println!("file: {}", file.display());
+    if let Ok(note) = std::fs::read_to_string(marker_path(&file)) {
+        println!("{}", note.lines().next().unwrap_or("INSECURE SNARKPACK SRS"));
+    }
+    println!("{:<16} {:>10} {:>12} {:>8}", "vector", "points", "offset", "bytes/pt");
+    for v in Vector::ALL {
+        let s = f.span(v);
+        println!("{:<16} {:>10} {:>12} {:>8}", v.name(), s.count, s.offset, v.point_bytes());
+    }
+    println!("aggregates up to {} proofs", f.max_proofs());
     Ok(())
 }

@@ -4,16 +4,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use filsnark::circuit::ProofKind;
 use filsnark::devices;
 use filsnark::input::C1Input;
 use filsnark::input::SectorIdentity;
 use filsnark::pipeline::budget::parse_size;
+use filsnark::pipeline::proofs::WitnessMode;
 use filsnark::porep::{self, ProveOptions};
 use filsnark::prover::{Backend, DeviceChoice};
 
 use super::jobs::{self, JobProveArgs, JobVerifyArgs};
 use super::Invalid;
-use filsnark::circuit::ProofKind;
 
 /// The 2KiB sample sealed for miner t01000, sector 1, that ships inside the binary.
 const SAMPLE_C1: &[u8] = include_bytes!("../../params/fixtures/c1-2kib-t01000-s1.json");
@@ -21,7 +22,7 @@ const SAMPLE_NAME: &str = "<built-in 2KiB sample, miner t01000 sector 1>";
 
 #[derive(Subcommand)]
 pub enum ProveCmd {
-    /// PoRep commit phase 2: c1.json → seal proof (192 bytes per partition).
+    /// PoRep commit phase 2: c1.json → seal proof (192 bytes per partition; for NI-PoRep their SnarkPack aggregate).
     #[command(
         after_help = "Examples:\n  filsnark prove porep --c1 /data/c1.json -o /data/proof.bin --miner-id 1000\n  filsnark prove porep --c1 /data/c1.json --device cpu --seed 7    # same bytes as --device gpu --seed 7\n\nWithout --c1 it proves the 2KiB sample built into filsnark."
     )]
@@ -55,6 +56,9 @@ pub enum VerifyCmd {
     /// Verify a SnapDeals proof against the commitments of a snap.json (as verify_empty_sector_update_proof).
     #[command(after_help = "Example:\n  filsnark verify snap --in snap.json --proof snap.proof")]
     Snap(JobVerifyArgs),
+    /// Verify a SnarkPack aggregate against the sectors of an agg.json.
+    #[command(after_help = "Example:\n  filsnark verify aggregate --in agg.json --proof agg.bin")]
+    Aggregate(super::aggregate::VerifyAggregateArgs),
 }
 
 /// Who sealed the sector and where the parameters are: shared by prove, verify and bench.
@@ -91,6 +95,17 @@ pub struct DeviceArgs {
     pub gpu_mem_cap: Option<u64>,
 }
 
+/// How PoRep partitions get their witness: shared by `prove porep` and `bench porep` (PoSt and
+/// SnapDeals partitions always come from the gadgets).
+#[derive(Args)]
+pub struct WitnessArgs {
+    /// How each partition's witness is made: native (from the vanilla proofs, with the shape's compiled
+    /// constraints, cached in $FILSNARK_CACHE_DIR or ~/.cache/filsnark/constraints) or gadgets (the Filecoin
+    /// crates' circuit synthesis, the reference); both give the same proof
+    #[arg(long, default_value = "native")]
+    pub witness: WitnessMode,
+}
+
 impl DeviceArgs {
     pub fn backend(&self) -> Result<Box<dyn Backend>> {
         devices::select(&self.device, self.gpu_mem_cap)
@@ -116,6 +131,10 @@ pub struct ProveArgs {
     /// Make r and s reproducible from this seed (for tests and CPU/GPU comparisons).
     #[arg(long)]
     seed: Option<u64>,
+    /// Also write the partition proofs, concatenated, here (filecoin-proofs'
+    /// seal_commit_phase2_circuit_proofs: what an aggregate of several NI-PoRep sectors takes).
+    #[arg(long)]
+    circuit_proofs: Option<PathBuf>,
     /// Syntheses at once (host-lock permits, also capped by the memory budget) [default: half the cores]
     #[arg(short = 'c', long)]
     concurrency: Option<usize>,
@@ -124,6 +143,8 @@ pub struct ProveArgs {
     mem_budget: Option<u64>,
     #[command(flatten)]
     devices: DeviceArgs,
+    #[command(flatten)]
+    witness: WitnessArgs,
 }
 
 #[derive(Args)]
@@ -214,9 +235,20 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         seed: args.seed,
         concurrency: args.concurrency,
         mem_budget: args.mem_budget,
+        witness: args.witness.witness,
     };
     let report = porep::prove_with(&c1, &opts, backend.as_ref())?;
     filsnark::output::write_atomic(&out, &report.proof)?;
+    if let Some(path) = &args.circuit_proofs {
+        filsnark::output::write_atomic(path, &report.circuit_proofs)?;
+        println!("circuit proofs: {} ({} bytes)", path.display(), report.circuit_proofs.len());
+    }
+    if report.proof != report.circuit_proofs {
+        println!(
+            "NI-PoRep: SnarkPack V2 aggregate of the partition proofs, made and verified in {:.3} s",
+            report.aggregate.as_secs_f64()
+        );
+    }
     println!(
         "proof: {} ({} bytes, {} partition(s), {} sector, miner t0{} sector {}), verified",
         out.display(),
@@ -236,6 +268,7 @@ pub fn verify(cmd: VerifyCmd) -> Result<()> {
         VerifyCmd::WindowPost(a) => return jobs::verify(ProofKind::WindowPost, a),
         VerifyCmd::WinningPost(a) => return jobs::verify(ProofKind::WinningPost, a),
         VerifyCmd::Snap(a) => return jobs::verify(ProofKind::Snap, a),
+        VerifyCmd::Aggregate(args) => return super::aggregate::verify(args),
     };
     let (c1, sector) = args.sector.load()?;
     let bytes =

@@ -1,6 +1,6 @@
 //! The GPUs as a [`Backend`]: one [`GpuProver`] per device, one device lock each. A device
 //! failure (out of memory, a kernel error) is an error here; handing the partition to the CPU
-//! instead is the caller's choice ([`crate::devices`]).
+//! instead is the caller's choice (`devices`, above both backends).
 use anyhow::Result;
 use blstrs::Scalar;
 
@@ -68,5 +68,8 @@ impl Backend for GpuBackend {
     fn prove(&self, device: usize, srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<Proved> {
         let (proof, timings) = self.prove_borrowed(device, srs, &asg, r, s)?;
         Ok(Proved { proof, timings, spent: Some(asg) })
+    }
+    fn memory_report(&self) -> Vec<String> {
+        self.provers.iter().filter_map(GpuProver::memory_report).collect()
     }
 }

@@ -1,6 +1,6 @@
 //! One Groth16 partition proof on a GPU: H by the device NTT pipeline, the five queries by
 //! device MSMs (the 0/1 scalar split inside them), assembly on the CPU. Same inputs, same r and
-//! s, same proof bytes as [`crate::cpu::prover`]: every value computed is a canonical field
+//! s, same proof bytes as the CPU prover (`cpu::prover`): every value computed is a canonical field
 //! element or group point, so only correctness, not the order of operations, decides the bytes.
 //!
 //! Memory plan per process and device ([`super::residency`]): the sections that fit beside one

@@ -2,15 +2,19 @@
 //! - [`c1`]   — the c1.json that lotus-bench and Curio write (wrapper and raw form);
 //! - [`post`] — post.json, a WindowPoSt or WinningPoSt job;
 //! - [`snap`] — snap.json, a SnapDeals (empty sector update) job;
-//! - [`proof_type`] — registered seal proofs, sector sizes, the prover id of a miner;
+//! - [`agg`]  — agg.json, the sectors of a SnarkPack aggregate;
+//! - [`proof_type`] — registered seal proofs, sector sizes, the identity of a sector (miner id,
+//!   sector number) and the prover id of a miner;
 //! - [`fields`] — the JSON field readers the post and snap inputs share.
+pub mod agg;
 pub mod c1;
 pub mod fields;
 pub mod post;
 pub mod proof_type;
 pub mod snap;
 
+pub use agg::AggInput;
 pub use c1::C1Input;
 pub use post::{PostInput, PostPublic, PostSector};
-pub use proof_type::{prover_id, PorepKind, SectorIdentity};
+pub use proof_type::{is_non_interactive, prover_id, PorepKind, SectorIdentity};
 pub use snap::{SnapInput, SnapPublic};

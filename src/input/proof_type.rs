@@ -1,5 +1,5 @@
-//! Registered seal proofs: which sector size and circuit a c1.json asks for, and which of
-//! them filsnark proves today.
+//! Registered seal proofs: which sector size and circuit a c1.json asks for, which of them
+//! filsnark proves, and which are non-interactive.
 use anyhow::{bail, Result};
 use filecoin_proofs_api::RegisteredSealProof;
 
@@ -94,25 +94,30 @@ impl PorepKind {
     }
 }
 
-/// Refuses the registered proofs filsnark cannot prove yet, with the reason.
+/// Refuses the registered proofs filsnark cannot prove, with the reason.
 pub fn check_supported(p: RegisteredSealProof) -> Result<()> {
     use RegisteredSealProof::*;
     match p {
-        StackedDrg2KiBV1_2_Feat_NonInteractivePoRep
-        | StackedDrg8MiBV1_2_Feat_NonInteractivePoRep
-        | StackedDrg512MiBV1_2_Feat_NonInteractivePoRep
-        | StackedDrg32GiBV1_2_Feat_NonInteractivePoRep
-        | StackedDrg64GiBV1_2_Feat_NonInteractivePoRep => bail!(
-            "{p:?} (non-interactive PoRep) is not supported yet: its C2 output is a SnarkPack \
-             aggregate of the partition proofs; interactive (V1_1) and synthetic \
-             (V1_1_Feat_SyntheticPoRep) PoRep are"
-        ),
         StackedDrg2KiBV1 | StackedDrg8MiBV1 | StackedDrg512MiBV1 | StackedDrg32GiBV1 | StackedDrg64GiBV1 => bail!(
             "{p:?} is the retired V1 PoRep (before network version 7); re-run C1 with a V1_1 \
              proof type"
         ),
         _ => Ok(()),
     }
+}
+
+/// Non-interactive PoRep: challenges from comm_r instead of a chain seed, and a C2 output that
+/// is the SnarkPack aggregate of its partition proofs.
+pub fn is_non_interactive(p: RegisteredSealProof) -> bool {
+    use RegisteredSealProof::*;
+    matches!(
+        p,
+        StackedDrg2KiBV1_2_Feat_NonInteractivePoRep
+            | StackedDrg8MiBV1_2_Feat_NonInteractivePoRep
+            | StackedDrg512MiBV1_2_Feat_NonInteractivePoRep
+            | StackedDrg32GiBV1_2_Feat_NonInteractivePoRep
+            | StackedDrg64GiBV1_2_Feat_NonInteractivePoRep
+    )
 }
 
 /// The sector a proof is about, as lotus names it.

@@ -1,23 +1,62 @@
 //! Proofs through the pipeline, whatever their kind (PoRep, WindowPoSt, WinningPoSt,
-//! SnapDeals): one job per partition of each proof, synthesized from the [`ProofCircuits`] of
-//! its input, proved by a [`Backend`] with the input's parameter file, verified on the CPU
-//! against the partition's public inputs, and assembled into the proof (partition proofs in
-//! order) once all its partitions are verified. The kinds differ only in their circuits and
-//! parameter files; the locks, the budget, the timings and the report are the same.
+//! SnapDeals): one job per partition of each proof, its witness made from the
+//! [`ProofCircuits`] of its input (natively with compiled constraints where the circuit has a
+//! native witness, else by the crates' gadgets), proved by a [`Backend`] with the input's
+//! parameter file, verified on the CPU against the partition's public inputs, and assembled
+//! into the proof once all its partitions are verified: the partition proofs in order, or for
+//! NI-PoRep their SnarkPack aggregate, made by the worker that finished the last partition
+//! while the others go on with the next proof's partitions. The kinds differ only in their
+//! circuits and parameter files; the locks, the budget, the timings and the report are shared.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 
 use super::budget::{self, Demand, MemoryPlan};
 use super::{Record, Stages};
 use crate::circuit::{circuits_from_c1, Assignment, CircuitKind, PorepProof, ProofCircuits, ProofKind};
-use crate::groth16::{randomness, PreparedVerifyingKey, PROOF_BYTES};
-use crate::input::{C1Input, SectorIdentity};
+use crate::constraints::{evaluate, Compiled, ConstraintCache};
+use crate::groth16::{randomness, PreparedVerifyingKey, Proof};
+use crate::input::{is_non_interactive, C1Input, SectorIdentity};
 use crate::prover::{Backend, ProveTimings, Proved};
+use crate::snarkpack::seal::SectorAggregator;
 use crate::srs::{self, ParamsFile};
+
+/// How a partition's witness is made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WitnessMode {
+    /// The native witness and the compiled constraints where the native witness knows the
+    /// shape, else the gadgets.
+    #[default]
+    Native,
+    /// Always the crates' gadgets (the reference).
+    Gadgets,
+}
+
+impl std::str::FromStr for WitnessMode {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "native" => Ok(Self::Native),
+            "gadgets" => Ok(Self::Gadgets),
+            _ => Err(format!("'{s}' is not a witness mode: use native or gadgets")),
+        }
+    }
+}
+
+/// Host time of one partition's witness.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HostTimings {
+    /// The native witness from the vanilla proofs, or the whole gadget synthesis.
+    pub witness: Duration,
+    /// A·z, B·z, C·z from the compiled constraints (zero on the gadget path, which records them
+    /// during synthesis).
+    pub evaluation: Duration,
+    /// Whether the native path made it.
+    pub native: bool,
+}
 
 /// What a report says about an input: its circuit and, where it has them, the miner and the
 /// sector it is about.
@@ -39,11 +78,19 @@ pub struct Input {
     pub circuits: Arc<dyn ProofCircuits>,
     pub srs: Arc<ParamsFile>,
     pub pvk: Arc<PreparedVerifyingKey>,
+    /// The compiled constraints when the native witness proves this input, as compiled for
+    /// the interactive shape of its sector size.
+    pub compiled: Option<Arc<Compiled>>,
+    /// The same with other challenge counts (NI-PoRep partitions have more), made on first use.
+    resized: Mutex<Vec<Arc<Compiled>>>,
+    /// NI-PoRep: what turns the partition proofs into the C2 output (their SnarkPack aggregate).
+    pub ni: Option<Arc<SectorAggregator>>,
 }
 
 impl Input {
-    /// An input from its circuits: finds their parameter file by its official name (`cache`
-    /// shares parameter files, mmaps and prepared keys, between inputs that use the same one).
+    /// An input from its circuits, proved by the gadgets: finds their parameter file by its
+    /// official name (`cache` shares parameter files, mmaps and prepared keys, between inputs
+    /// that use the same one).
     pub fn new(
         name: String,
         label: InputLabel,
@@ -53,29 +100,88 @@ impl Input {
     ) -> Result<Self> {
         let path = srs::locate::find(params_dir, &circuits.params_stem(), "params")?;
         let (srs, pvk) = cache.get(&path)?;
-        Ok(Input { name, label, circuits: Arc::from(circuits), srs, pvk })
+        Ok(Input {
+            name,
+            label,
+            circuits: Arc::from(circuits),
+            srs,
+            pvk,
+            compiled: None,
+            resized: Mutex::new(Vec::new()),
+            ni: None,
+        })
     }
 
-    /// Loads the circuits of a c1.json and its parameters.
+    /// Loads the circuits of a c1.json and its parameters; with [`WitnessMode::Native`] also
+    /// the compiled constraints of its shape where the native witness knows it.
     pub fn load(
         c1: &C1Input,
         sector: &SectorIdentity,
         params_dir: Option<&Path>,
         cache: &mut ParamsCache,
+        witness: WitnessMode,
     ) -> Result<Self> {
         let circuits = circuits_from_c1(c1, sector).map_err(|e| anyhow!("{}: {e:#}", c1.path.display()))?;
+        let native = circuits.has_native_witness();
+        let partitions = circuits.num_partitions();
         let label = InputLabel {
             circuit: CircuitKind::new(ProofKind::Porep, c1.kind),
             miner_id: Some(sector.miner_id),
             sector_num: Some(sector.sector_num),
             sectors: 1,
         };
-        Self::new(c1.path.display().to_string(), label, Box::new(PorepProof(circuits)), params_dir, cache)
+        let name = c1.path.display().to_string();
+        let input = Self::new(name, label, Box::new(PorepProof(circuits)), params_dir, cache)?;
+        let compiled = match witness {
+            WitnessMode::Native if native => Some(ConstraintCache::global().porep(c1.kind)?),
+            _ => None,
+        };
+        let ni = if is_non_interactive(c1.output.registered_proof) {
+            Some(Arc::new(SectorAggregator::ni_porep(params_dir, c1.output.comm_r, partitions)?))
+        } else {
+            None
+        };
+        Ok(Input { compiled, ni, ..input })
     }
 
     /// The evaluation domain of its circuit (from the parameter file).
     pub fn domain(&self) -> usize {
         budget::params_domain(&self.srs)
+    }
+
+    /// The compiled constraints for a partition whose native witness has `aux` aux variables:
+    /// the compiled shape with as many challenges as the witness holds. None when no number of
+    /// challenges fits (then the gadgets prove the partition).
+    fn compiled_for(&self, base: &Arc<Compiled>, aux: usize) -> Result<Option<Arc<Compiled>>> {
+        let Some(challenges) = base.challenges_for_aux(aux) else { return Ok(None) };
+        if challenges == base.challenges {
+            return Ok(Some(base.clone()));
+        }
+        let mut resized = self.resized.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = resized.iter().find(|c| c.challenges == challenges) {
+            return Ok(Some(c.clone()));
+        }
+        let c = Arc::new(base.with_challenges(challenges)?);
+        resized.push(c.clone());
+        Ok(Some(c))
+    }
+
+    /// Partition `k`'s assignment, natively when the input has compiled constraints.
+    fn assignment(&self, k: usize) -> Result<(Assignment, HostTimings)> {
+        let clock = Instant::now();
+        if let Some(base) = &self.compiled {
+            if let Some(w) = self.circuits.native_witness(k) {
+                let w = w?;
+                let witness = clock.elapsed();
+                if let Some(compiled) = self.compiled_for(base, w.aux.len())? {
+                    let clock = Instant::now();
+                    let asg = evaluate(&compiled, &w)?;
+                    return Ok((asg, HostTimings { witness, evaluation: clock.elapsed(), native: true }));
+                }
+            }
+        }
+        let asg = self.circuits.synthesize(k)?;
+        Ok((asg, HostTimings { witness: clock.elapsed(), evaluation: Duration::ZERO, native: false }))
     }
 }
 
@@ -141,6 +247,8 @@ pub struct PartitionResult {
     pub constraints: usize,
     /// Stage times inside the device phase.
     pub prove: ProveTimings,
+    /// How the witness was made and its host time.
+    pub host: HostTimings,
     /// When each pipeline stage began and ended.
     pub record: Record,
 }
@@ -150,7 +258,12 @@ pub struct PartitionResult {
 pub struct ProofResult {
     pub index: usize,
     pub input: usize,
+    /// The C2 output: the partition proofs concatenated, or for NI-PoRep their aggregate.
     pub bytes: Vec<u8>,
+    /// The partition proofs concatenated (what an aggregate of several NI-PoRep sectors takes).
+    pub circuit_proofs: Vec<u8>,
+    /// NI-PoRep: the time spent aggregating the partition proofs and verifying the aggregate.
+    pub aggregate: Duration,
     /// From the start of its first partition's synthesis…
     pub start: Duration,
     /// …to the end of its last partition's verification.
@@ -193,8 +306,10 @@ struct Job {
 }
 
 struct ProofState {
-    parts: Vec<Option<[u8; PROOF_BYTES]>>,
+    parts: Vec<Option<Proof>>,
     remaining: usize,
+    /// The C2 output and the aggregation time, once every partition is verified.
+    output: Option<(Vec<u8>, Duration)>,
 }
 
 struct ProofStages<'a> {
@@ -202,23 +317,27 @@ struct ProofStages<'a> {
     backend: &'a dyn Backend,
     events: &'a dyn Events,
     state: Mutex<Vec<ProofState>>,
-    done: Mutex<Vec<Option<(usize, ProveTimings)>>>,
+    done: Mutex<Vec<Option<(usize, ProveTimings, HostTimings)>>>,
 }
 
 impl Stages for ProofStages<'_> {
     type Job = Job;
-    type Synth = Assignment;
-    type Proved = (Proved, usize);
+    type Synth = (Assignment, HostTimings);
+    type Proved = (Proved, usize, HostTimings);
 
-    fn synthesize(&self, job: &Job) -> Result<Assignment> {
+    fn synthesize(&self, job: &Job) -> Result<(Assignment, HostTimings)> {
         let input = &self.plan.inputs[job.input];
         input
-            .circuits
-            .synthesize(job.partition)
+            .assignment(job.partition)
             .with_context(|| format!("proof {} partition {} ({})", job.proof, job.partition, input.name))
     }
 
-    fn device(&self, device: usize, job: &Job, asg: Assignment) -> Result<(Proved, usize)> {
+    fn device(
+        &self,
+        device: usize,
+        job: &Job,
+        (asg, host): (Assignment, HostTimings),
+    ) -> Result<(Proved, usize, HostTimings)> {
         let input = &self.plan.inputs[job.input];
         let constraints = asg.num_constraints();
         let seed = self.plan.seed.map(|s| s.wrapping_add(job.proof as u64));
@@ -227,10 +346,10 @@ impl Stages for ProofStages<'_> {
             .backend
             .prove(device, &input.srs, asg, r, s)
             .with_context(|| format!("proof {} partition {} ({})", job.proof, job.partition, input.name))?;
-        Ok((proved, constraints))
+        Ok((proved, constraints, host))
     }
 
-    fn finish(&self, job: &Job, (proved, constraints): (Proved, usize), rec: &Record) -> Result<()> {
+    fn finish(&self, job: &Job, (proved, constraints, host): (Proved, usize, HostTimings), rec: &Record) -> Result<()> {
         // The device lock is free by now: the assignment's memory goes back here, off it.
         let Proved { proof: p, timings, spent } = proved;
         drop(spent);
@@ -244,20 +363,34 @@ impl Stages for ProofStages<'_> {
                 input.srs.path.display()
             );
         }
-        self.done.lock().unwrap()[rec.job] = Some((constraints, timings));
+        self.done.lock().unwrap()[rec.job] = Some((constraints, timings, host));
         self.events.partition_done(job.proof, job.partition);
         let complete = {
             let mut st = self.state.lock().unwrap();
             let s = &mut st[job.proof];
-            s.parts[job.partition] = Some(p.to_bytes());
+            s.parts[job.partition] = Some(p);
             s.remaining -= 1;
-            (s.remaining == 0).then(|| s.parts.iter().flat_map(|b| b.unwrap()).collect::<Vec<u8>>())
+            (s.remaining == 0).then(|| s.parts.iter().map(|p| p.unwrap()).collect::<Vec<Proof>>())
         };
-        if let Some(bytes) = complete {
+        if let Some(parts) = complete {
+            let (bytes, took) = c2_output(input, parts)?;
+            self.state.lock().unwrap()[job.proof].output = Some((bytes.clone(), took));
             self.events.proof_done(job.proof, &bytes)?;
         }
         Ok(())
     }
+}
+
+/// A sector's C2 output from its verified partition proofs: their concatenation, or for
+/// NI-PoRep their SnarkPack aggregate (verified), with the time the aggregation took.
+fn c2_output(input: &Input, parts: Vec<Proof>) -> Result<(Vec<u8>, Duration)> {
+    let Some(agg) = &input.ni else {
+        return Ok((parts.iter().flat_map(|p| p.to_bytes()).collect(), Duration::ZERO));
+    };
+    let t = std::time::Instant::now();
+    let inputs = (0..parts.len()).map(|k| input.circuits.public_inputs(k)).collect::<Result<Vec<_>>>()?;
+    let bytes = agg.seal(parts, inputs, &input.srs.vk).with_context(|| input.name.clone())?;
+    Ok((bytes, t.elapsed()))
 }
 
 /// Proves every proof of `plan` through the pipeline; every partition is verified.
@@ -270,7 +403,7 @@ pub fn prove(plan: &Plan, backend: &dyn Backend, events: &dyn Events) -> Result<
         for partition in 0..n {
             jobs.push(Job { proof, input, partition });
         }
-        state.push(ProofState { parts: vec![None; n], remaining: n });
+        state.push(ProofState { parts: vec![None; n], remaining: n, output: None });
     }
     let stages = ProofStages {
         plan,
@@ -285,13 +418,14 @@ pub fn prove(plan: &Plan, backend: &dyn Backend, events: &dyn Events) -> Result<
 
     let mut partitions = Vec::with_capacity(jobs.len());
     for ((job, rec), d) in jobs.iter().zip(run.records).zip(done) {
-        let (constraints, prove) =
+        let (constraints, prove, host) =
             d.ok_or_else(|| anyhow!("partition {} of proof {} has no result", job.partition, job.proof))?;
         partitions.push(PartitionResult {
             proof: job.proof,
             partition: job.partition,
             constraints,
             prove,
+            host,
             record: rec,
         });
     }
@@ -302,8 +436,10 @@ pub fn prove(plan: &Plan, backend: &dyn Backend, events: &dyn Events) -> Result<
             let mine = partitions.iter().filter(|p| p.proof == i);
             let start = mine.clone().map(|p| p.record.synth_start).min().unwrap_or_default();
             let end = mine.map(|p| p.record.done).max().unwrap_or_default();
-            let bytes = s.parts.into_iter().flat_map(|b| b.expect("every partition is proved")).collect();
-            ProofResult { index: i, input: plan.proofs[i], bytes, start, end }
+            let circuit_proofs =
+                s.parts.iter().flat_map(|p| p.expect("every partition is proved").to_bytes()).collect();
+            let (bytes, aggregate) = s.output.expect("every proof is complete");
+            ProofResult { index: i, input: plan.proofs[i], bytes, circuit_proofs, aggregate, start, end }
         })
         .collect();
     Ok(RunReport { memory, devices: backend.devices(), partitions, proofs, wall: run.wall })

@@ -1,6 +1,6 @@
 //! The backend-neutral prover layer: what proving one synthesized partition means, whoever does
-//! it. The pipeline depends on this layer; the CPU ([`crate::cpu`]) and the GPUs
-//! ([`crate::gpu`]) implement it; this layer knows neither.
+//! it. The pipeline depends on this layer; the CPU (`cpu`) and the GPUs
+//! (`gpu`) implement it; this layer knows neither.
 //! - [`Backend`] — proves partitions on one or more devices.
 //! - [`Proved`] — a backend's result: the proof, its stage timings, the spent assignment.
 //! - [`ProveTimings`] — wall time of each stage of one partition proof.
@@ -27,6 +27,10 @@ pub trait Backend: Send + Sync {
     fn working_bytes(&self, domain: usize) -> u64;
     /// Proves one synthesized partition with randomness (r, s) on device `device`.
     fn prove(&self, device: usize, srs: &ParamsFile, asg: Assignment, r: Scalar, s: Scalar) -> Result<Proved>;
+    /// Lines on each device's memory plan and what was measured under it, for the end of a run.
+    fn memory_report(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A backend's result: the proof, its timings, and the assignment when the backend only read

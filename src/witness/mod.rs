@@ -3,8 +3,21 @@
 //! gadgets allocate them, without running the gadgets. Booleans stay bits; the few field
 //! elements (Poseidon states, packed values) stay `Scalar`s.
 //!
-//! [`PackedWitness`] is what the native witness produces and what the compiled constraints
-//! evaluate (A·z, B·z, C·z) and the MSMs read (0/1 straight from the bits).
+//! - [`packed`]   — [`PackedWitness`], what the native witness produces and what the compiled
+//!   constraints evaluate (A·z, B·z, C·z) and the MSMs read (0/1 straight from the bits);
+//! - [`sha256`], [`poseidon`], [`merkle`] — the gadgets' allocations: SHA-256 compressions,
+//!   Poseidon hashes, Merkle inclusion paths;
+//! - [`porep`]    — a PoRep partition: prefix and challenges;
+//! - [`shape`]    — what a partition's vanilla proofs must look like, and their plain form;
+//!   [`vanilla`] reads that form out of storage-proofs-porep's typed proofs.
+pub mod merkle;
 pub mod packed;
+pub mod porep;
+pub mod poseidon;
+pub mod sha256;
+pub mod shape;
+pub mod vanilla;
 
 pub use packed::{PackedAux, PackedWitness};
+pub use porep::{porep_partition, PartitionRoots};
+pub use shape::{check_partitions, ChallengeProof, Shape};

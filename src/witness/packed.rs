@@ -3,7 +3,7 @@
 //! At 32GiB a partition's 130M aux take ~16 MB of bits and ~54 MB of field values, against
 //! 4.2 GB as 32-byte scalars.
 use blstrs::Scalar;
-use ff::Field;
+use ff::{Field, PrimeField};
 
 /// The aux half of a witness.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -28,6 +28,13 @@ impl PackedAux {
         }
     }
 
+    /// Room for `n` more variables of which about `fields` are field elements.
+    pub fn reserve(&mut self, n: usize, fields: usize) {
+        self.bits.reserve(n.div_ceil(64) + 1);
+        self.field_mask.reserve(n.div_ceil(64) + 1);
+        self.fields.reserve(fields);
+    }
+
     fn grow(&mut self) {
         if self.len.is_multiple_of(64) {
             self.bits.push(0);
@@ -42,6 +49,64 @@ impl PackedAux {
         self.grow();
         let i = self.len - 1;
         self.bits[i / 64] |= (b as u64) << (i % 64);
+    }
+
+    /// Appends the low `n` bits of `bits` (bit 0 first) as `n` boolean variables.
+    #[inline]
+    pub fn push_bits(&mut self, bits: u64, n: u32) {
+        self.push_words(bits, 0, n);
+    }
+
+    /// Appends `n` variables whose value bits are the low `n` bits of `bits` and whose
+    /// field-mask bits are those of `mask` (the values of the field elements are pushed
+    /// separately).
+    #[inline]
+    fn push_words(&mut self, bits: u64, mask: u64, n: u32) {
+        debug_assert!(n <= 64);
+        if n == 0 {
+            return;
+        }
+        let keep = if n == 64 { !0 } else { (1u64 << n) - 1 };
+        let (bits, mask) = (bits & keep, mask & keep);
+        let off = (self.len % 64) as u32;
+        if off == 0 {
+            self.bits.push(bits);
+            self.field_mask.push(mask);
+        } else {
+            let last = self.bits.len() - 1;
+            self.bits[last] |= bits << off;
+            self.field_mask[last] |= mask << off;
+            if off + n > 64 {
+                self.bits.push(bits >> (64 - off));
+                self.field_mask.push(mask >> (64 - off));
+            }
+        }
+        self.len += n as usize;
+    }
+
+    /// Appends every variable of `other`, in order.
+    pub fn append(&mut self, other: &PackedAux) {
+        self.bits.reserve(other.bits.len() + 1);
+        self.field_mask.reserve(other.field_mask.len() + 1);
+        for (w, (&bits, &mask)) in other.bits.iter().zip(&other.field_mask).enumerate() {
+            let n = (other.len - 64 * w).min(64) as u32;
+            self.push_words(bits, mask, n);
+        }
+        self.fields.extend_from_slice(&other.fields);
+    }
+
+    /// How many variables are booleans (the rest are field elements).
+    pub fn count_bits(&self) -> usize {
+        self.len - self.fields.len()
+    }
+
+    /// Appends the 255 bits of `v`, least significant first (`AllocatedNum::to_bits_le`).
+    pub fn push_le_bits(&mut self, v: &Scalar) {
+        let repr = v.to_repr();
+        for (i, chunk) in repr.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            self.push_bits(word, if i == 3 { 63 } else { 64 });
+        }
     }
 
     /// Appends a field-element variable.
@@ -90,18 +155,21 @@ impl PackedAux {
 
     /// Every aux value as a scalar, in order (what gadget synthesis records).
     pub fn to_scalars(&self) -> Vec<Scalar> {
+        self.iter().collect()
+    }
+
+    /// The aux values as scalars, in order, one at a time.
+    pub fn iter(&self) -> impl Iterator<Item = Scalar> + '_ {
         let mut next = self.fields.iter();
-        (0..self.len)
-            .map(|i| {
-                if self.is_field(i) {
-                    *next.next().expect("field mask and values agree")
-                } else if self.bit(i) {
-                    Scalar::ONE
-                } else {
-                    Scalar::ZERO
-                }
-            })
-            .collect()
+        (0..self.len).map(move |i| {
+            if self.is_field(i) {
+                *next.next().expect("field mask and values agree")
+            } else if self.bit(i) {
+                Scalar::ONE
+            } else {
+                Scalar::ZERO
+            }
+        })
     }
 
     /// Packs scalars: 0 and 1 as bits, anything else as a field element. Any split of the
@@ -152,5 +220,34 @@ mod tests {
             values.iter().filter(|v| !crate::field::fr::is_zero(v) && !crate::field::fr::is_one(v)).count()
         );
         assert!(p.is_field(3) && !p.is_field(2) && p.bit(2) && !p.bit(0));
+    }
+
+    /// `push_bits` and `append` at every offset within a word agree with one `push_bit` or
+    /// `push_field` per variable.
+    #[test]
+    fn words_and_appends_equal_single_pushes() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for lead in 0..130 {
+            let mut one_by_one = PackedAux::default();
+            let mut words = PackedAux::default();
+            let mut tail = PackedAux::default();
+            for i in 0..lead {
+                one_by_one.push_bit(i % 3 == 0);
+                words.push_bit(i % 3 == 0);
+            }
+            for n in [1u32, 7, 32, 35, 63, 64] {
+                let v = rand::RngCore::next_u64(&mut rng);
+                for j in 0..n {
+                    one_by_one.push_bit(v >> j & 1 == 1);
+                }
+                tail.push_bits(v, n);
+                let f = Scalar::random(&mut rng);
+                one_by_one.push_field(f);
+                tail.push_field(f);
+            }
+            words.append(&tail);
+            assert_eq!(words, one_by_one, "{lead} leading bits");
+            assert_eq!(words.count_bits(), lead + 1 + 7 + 32 + 35 + 63 + 64);
+        }
     }
 }

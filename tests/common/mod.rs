@@ -1,6 +1,7 @@
 //! Shared test support: sealing real 2KiB sectors, the cached test parameters, and running the
 //! `filsnark` binary.
 #![allow(dead_code)]
+pub mod agg;
 pub mod params;
 pub mod post;
 pub mod seal;

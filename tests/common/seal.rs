@@ -6,7 +6,8 @@ use std::path::Path;
 use anyhow::Result;
 use base64::Engine;
 use filecoin_proofs_api::seal::{
-    add_piece, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2, verify_seal, SealCommitPhase1Output,
+    add_piece, generate_synth_proofs, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2, verify_seal,
+    SealCommitPhase1Output,
 };
 use filecoin_proofs_api::{RegisteredSealProof, SectorId, UnpaddedBytesAmount};
 use rand::{Rng, SeedableRng};
@@ -17,7 +18,19 @@ pub use filsnark::input::prover_id;
 
 /// Seals one 2KiB sector of random data and returns its C1 output.
 pub fn seal_2kib(miner_id: u64, sector_num: u64, seed: u64, dir: &Path) -> Result<SealCommitPhase1Output> {
-    let proof = RegisteredSealProof::StackedDrg2KiBV1_1;
+    seal_2kib_as(RegisteredSealProof::StackedDrg2KiBV1_1, miner_id, sector_num, seed, dir)
+}
+
+/// Seals one 2KiB sector of random data with a given PoRep variant (interactive, synthetic:
+/// its challenges drawn from the synthetic proofs made after PC2, non-interactive) and returns
+/// its C1 output.
+pub fn seal_2kib_as(
+    proof: RegisteredSealProof,
+    miner_id: u64,
+    sector_num: u64,
+    seed: u64,
+    dir: &Path,
+) -> Result<SealCommitPhase1Output> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let sector_size = u64::from(proof.sector_size());
     let unpadded = UnpaddedBytesAmount::from(filecoin_proofs_api::PaddedBytesAmount(sector_size));
@@ -42,6 +55,9 @@ pub fn seal_2kib(miner_id: u64, sector_num: u64, seed: u64, dir: &Path) -> Resul
     let pieces = vec![piece];
     let p1 = seal_pre_commit_phase1(proof, &cache, &staged, &sealed, pid, sector_id, ticket, &pieces)?;
     let p2 = seal_pre_commit_phase2(p1, &cache, &sealed)?;
+    if proof == RegisteredSealProof::StackedDrg2KiBV1_1_Feat_SyntheticPoRep {
+        generate_synth_proofs(&cache, &sealed, pid, sector_id, ticket, p2.clone(), &pieces)?;
+    }
     let c1 = seal_commit_phase1(&cache, &sealed, pid, sector_id, ticket, seed_bytes, p2, &pieces)?;
     Ok(c1)
 }

@@ -118,7 +118,7 @@ pub fn huge_vec<T: Copy + Send + Sync>(len: usize, fill: T) -> Vec<T> {
     let start = v.as_mut_ptr() as usize;
     let (a, b) = (start.next_multiple_of(HUGE), (start + len * std::mem::size_of::<T>()) / HUGE * HUGE);
     if b > a {
-        advise_huge(a as *mut u8, b - a);
+        crate::hostmem::advise_huge(a as *mut u8, b - a);
     }
     // Filled on every core: each first touch of a page is a fault.
     use rayon::prelude::*;
@@ -126,21 +126,6 @@ pub fn huge_vec<T: Copy + Send + Sync>(len: usize, fill: T) -> Vec<T> {
     // SAFETY: all `len` elements were written just above.
     unsafe { v.set_len(len) };
     v
-}
-
-/// Asks the kernel for huge pages over [ptr, ptr + len) (2 MiB aligned). Only advice: without
-/// huge pages it is slower, not wrong.
-pub fn advise_huge(ptr: *mut u8, len: usize) {
-    #[cfg(target_os = "linux")]
-    {
-        extern "C" {
-            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-        }
-        const MADV_HUGEPAGE: i32 = 14;
-        // SAFETY: madvise reads no memory; MADV_HUGEPAGE only changes how pages of the range are
-        // backed, and a bad range makes the call fail (ignored), nothing else.
-        unsafe { madvise(ptr as *mut _, len, MADV_HUGEPAGE) };
-    }
 }
 
 /// A raw pointer shared by tasks that write disjoint elements (Copy whatever T is).

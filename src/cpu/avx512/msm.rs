@@ -341,7 +341,7 @@ impl<T: Copy> HugeBuf<T> {
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        super::advise_huge(ptr as *mut u8, layout.size());
+        crate::hostmem::advise_huge(ptr as *mut u8, layout.size());
         HugeBuf { ptr, len }
     }
 

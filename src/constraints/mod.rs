@@ -1,0 +1,86 @@
+//! Compiled constraints: a circuit shape's R1CS recorded once, checked to repeat per
+//! challenge, stored compactly on disk, and evaluated at a packed witness (A·z, B·z, C·z and the
+//! densities) without running the gadgets.
+//!
+//! - [`compile_porep`] records a blank PoRep partition cut to its prefix and [`SAMPLED`]
+//!   challenges, checks that challenges 1 and 2 repeat challenge 0 ([`template`]) and keeps the
+//!   prefix's rows (the *head*), challenge 0's rows (the *template*) and the coefficient table
+//!   ([`Compiled`]). Should the challenges not repeat, it records the whole partition and keeps
+//!   it in the head.
+//! - [`cache`] keeps a compiled shape on disk (`$FILSNARK_CACHE_DIR`, else
+//!   `~/.cache/filsnark/constraints`) and in memory; [`format`] is its file.
+//! - [`eval`] computes A·z, B·z, C·z on the CPU: the `Assignment` gadget synthesis makes.
+//!
+//! # The layout (what a GPU evaluator uploads)
+//!
+//! Every array is `u32` except the table. A *block* (head or template) holds, for each of A, B
+//! and C (`block.m[0..3]`), a CSR matrix of `block.rows` rows:
+//!
+//! - `row_ptr`: `rows + 1` offsets, `row_ptr[0] = 0`; row `r`'s terms are at
+//!   `row_ptr[r] .. row_ptr[r + 1]`;
+//! - `cols`: per term, the variable — bit 31 ([`INPUT_FLAG`]) set: public input
+//!   `col & 0x7fff_ffff` (input 0 is ONE); clear: aux variable `col`;
+//! - `codes`: per term, the coefficient ([`coeff`]): `code >> 30` = 0: `+2^k`, 1: `−2^k`
+//!   (`k = code & 0xff`, ≤ 254; so code 0 is +1 and `0x4000_0000` is −1), 2: `table[code &
+//!   0x3fff_ffff]`.
+//!
+//! `table` is `[Scalar]`: per element 4 little-endian u64 limbs in Montgomery form, which are
+//! the 8 little-endian u32 words of the kernels' Fr. ±2^k needs no table: `k` doublings, or a
+//! constant table of the 255 powers ([`coeff::pow2_values`]).
+//!
+//! The circuit's rows, in the order of A·z, B·z, C·z:
+//!
+//! 1. rows `0 .. prefix.constraints`: the head's rows, columns as they are;
+//! 2. for challenge `j` in `0 .. challenges`, rows `prefix.constraints + j·per.constraints + t`
+//!    for `t < per.constraints`: the template's row `t` with every column *shifted* — an input
+//!    `i ≥ prefix.inputs` becomes `i + j·per.inputs`, an aux `i ≥ prefix.aux` becomes
+//!    `i + j·per.aux`, the prefix's columns stay;
+//! 3. one row per public input `i` (bellperson's `input_i · 0 = 0`): A·z = `input_i`, B·z =
+//!    C·z = 0 (not stored).
+//!
+//! z is `inputs` (Fr) and the packed aux of [`crate::witness::PackedWitness`]: aux `i` is a field
+//! element when bit `i` of the field mask is set (its value is `fields[rank]`, `rank` = field
+//! mask bits set below `i`), else the bit `i` of the value bits. The densities (which aux
+//! occur in A; which inputs and aux occur in B) depend on the shape alone and are computed
+//! here once ([`Compiled::densities`]).
+pub mod cache;
+#[cfg(test)]
+mod cache_tests;
+pub mod coeff;
+pub mod compiled;
+pub mod eval;
+pub mod format;
+mod limbs;
+pub mod template;
+#[cfg(test)]
+mod tests;
+
+use anyhow::Result;
+
+pub use cache::{CacheKey, ConstraintCache};
+pub use compiled::{Block, Compiled, Csr, Densities};
+pub use eval::{evaluate, evaluate_abc, Abc};
+pub use template::Mismatch;
+
+use crate::circuit::porep_windows::{record_porep, record_porep_sample};
+#[doc(no_inline)]
+pub use crate::circuit::r1cs::INPUT_FLAG;
+use crate::input::PorepKind;
+
+/// Challenges recorded to compile a shape: the template and two more to check it against.
+pub const SAMPLED: usize = 3;
+
+/// Compiles one partition of a PoRep shape. `notify` hears when the challenges do not repeat
+/// and the whole partition is recorded instead.
+pub fn compile_porep(kind: PorepKind, notify: &dyn Fn(&str)) -> Result<Compiled> {
+    let s = record_porep_sample(kind, SAMPLED)?;
+    match Compiled::from_sample(&s.r1cs, s.prefix, s.per, SAMPLED, s.partition_challenges, s.stem) {
+        Err(e) if e.downcast_ref::<Mismatch>().is_some() => {
+            notify(&format!("the {} PoRep challenges do not repeat ({e}); keeping the whole R1CS", kind.name()));
+            drop(s.r1cs);
+            let (r1cs, stem) = record_porep(kind, true)?;
+            Compiled::full(&r1cs, stem)
+        }
+        done => done,
+    }
+}

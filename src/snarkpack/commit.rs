@@ -1,0 +1,85 @@
+//! SnarkPack's two commitment schemes, both with keys made of SRS powers (docs/aggregation.md):
+//! - **single** commits to a vector A ∈ G1ⁿ with v = (h^{α^i}, h^{β^i}) ∈ (G2ⁿ)²:
+//!   (Π e(A_i, v1_i), Π e(A_i, v2_i));
+//! - **pair** commits to A ∈ G1ⁿ and B ∈ G2ⁿ with v and w = (g^{α^{n+i}}, g^{β^{n+i}}) ∈ (G1ⁿ)²:
+//!   (Π e(A_i, v1_i)·e(w1_i, B_i), Π e(A_i, v2_i)·e(w2_i, B_i)).
+//!
+//! A commitment is a pair of Gt elements. Keys fold with the GIPA recursion like the vectors
+//! they commit to ([`Key::fold`]).
+use blstrs::{G1Affine, G2Affine, Gt, Scalar};
+
+use super::ipp::{self, Group};
+
+/// A commitment key: the α powers and the β powers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Key<G> {
+    pub a: Vec<G>,
+    pub b: Vec<G>,
+}
+
+/// The key of the single commitment and of A in the pair one: powers of h in G2.
+pub type VKey = Key<G2Affine>;
+/// The key of B in the pair commitment: powers of g in G1 from n on.
+pub type WKey = Key<G1Affine>;
+
+/// A commitment: the α half and the β half.
+pub type Commitment = (Gt, Gt);
+
+/// A borrowed part of a key.
+#[derive(Clone, Copy)]
+pub struct KeyRef<'a, G> {
+    pub a: &'a [G],
+    pub b: &'a [G],
+}
+
+impl<G: Group> Key<G> {
+    pub fn len(&self) -> usize {
+        self.a.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.a.is_empty()
+    }
+
+    pub fn as_ref(&self) -> KeyRef<'_, G> {
+        KeyRef { a: &self.a, b: &self.b }
+    }
+
+    /// The left and right halves (at `at`).
+    pub fn split(&self, at: usize) -> (KeyRef<'_, G>, KeyRef<'_, G>) {
+        let (al, ar) = self.a.split_at(at);
+        let (bl, br) = self.b.split_at(at);
+        (KeyRef { a: al, b: bl }, KeyRef { a: ar, b: br })
+    }
+
+    /// Each power multiplied by its own scalar.
+    pub fn scale(&self, s: &[Scalar]) -> Self {
+        let (a, b) = rayon::join(|| ipp::scale(&self.a, s), || ipp::scale(&self.b, s));
+        Key { a, b }
+    }
+
+    /// left + x·right, the key of the folded vectors.
+    pub fn fold(left: KeyRef<'_, G>, right: KeyRef<'_, G>, x: &Scalar) -> Self {
+        let (a, b) = rayon::join(|| ipp::fold(left.a, right.a, x), || ipp::fold(left.b, right.b, x));
+        Key { a, b }
+    }
+
+    /// The single pair of points left after the last fold.
+    pub fn first(&self) -> (G, G) {
+        (self.a[0], self.b[0])
+    }
+}
+
+/// The single commitment to `a` under `v`.
+pub fn single(v: KeyRef<'_, G2Affine>, a: &[G1Affine]) -> Commitment {
+    rayon::join(|| ipp::pairing_product(a, v.a), || ipp::pairing_product(a, v.b))
+}
+
+/// The pair commitment to (`a`, `b`) under (`v`, `w`).
+pub fn pair(v: KeyRef<'_, G2Affine>, w: KeyRef<'_, G1Affine>, a: &[G1Affine], b: &[G2Affine]) -> Commitment {
+    let half = |vk: &[G2Affine], wk: &[G1Affine]| {
+        let (ml1, ml2) = rayon::join(|| ipp::miller_loop(a, vk), || ipp::miller_loop(wk, b));
+        ipp::final_exp(&ipp::fp12_mul(&ml1, &ml2))
+    };
+    rayon::join(|| half(v.a, w.a), || half(v.b, w.b))
+}
