@@ -5,10 +5,13 @@
 # --device gpu`), one proof of each on the GPU judged by filecoin-proofs' own verifier, the
 # same proof on the CPU with the same seed where CPU=1 (bytes must be equal), then
 # `bench KIND -j J` with its JSON (seconds, synthesis/device split, peak RSS) and timeline.
+# REF=1 then also runs filecoin-proofs' own prover (CPU: the crates are built without their GPU
+# features) on the same input and parameters, with its seconds and peak RSS, and judges its proof
+# with filsnark's verifier (at 32GiB this takes many minutes: mind DEADLINE).
 #   bash scripts/bench-post-snap-synthetic.sh SIZE OUTDIR [J] [KINDS]
 #   e.g. bash scripts/bench-post-snap-synthetic.sh 32GiB "$OUT/post" 2 "window-post snap"
-# Binaries: $P (default /tmp/filsnark-gpu-pack, as unpacked by gpu-run.sh) holds filsnark and
-# verify_post. WORK (default /tmp/filsnark-synthetic-post-SIZE) keeps inputs and parameters
+# Binaries: $P (default /tmp/filsnark-gpu-pack, as unpacked by gpu-run.sh) holds filsnark,
+# verify_post and reference_post. WORK (default /tmp/filsnark-synthetic-post-SIZE) keeps inputs and parameters
 # between runs on the same machine; SETUP_ONLY=1 stops after making them. DEADLINE (epoch
 # seconds) stops the bench in time (SIGINT) for the logs to come back.
 set -uo pipefail
@@ -59,5 +62,10 @@ for kind in $KINDS; do
   fi
   step "bench-$kind" timeout -s INT -k 15 "$(left)" $P/filsnark bench "$kind" --in "$in" --params-dir "$WORK/params" \
     --device gpu -j "$J" --seed 9 --json "$OUT/bench-$kind.json" --timeline "$OUT/timeline-$kind.svg"
+  if [ -n "${REF:-}" ]; then
+    step "reference-$kind" timeout -s INT -k 15 "$(left)" env FIL_PROOFS_PARAMETER_CACHE="$WORK/params" \
+      $P/reference_post "$kind" "$in" "$WORK/$kind-ref.proof" &&
+      step "verify-ref-$kind" $P/filsnark verify "$kind" --in "$in" --params-dir "$WORK/params" --proof "$WORK/$kind-ref.proof"
+  fi
 done
 exit $rc
