@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ptx-check.sh
-cargo build --release --bin filsnark --example verify_seal --example verify_post --example reference_post --example aggregate_bench
+cargo build --release --bin filsnark --example verify_seal --example verify_post --example reference_post --example aggregate_bench --example seal_2kib
 # Every tests/gpu_*.rs binary (GPU tests are #[ignore]d there; gpu-run.sh runs them all).
 names=$(ls tests/gpu_*.rs | xargs -n1 basename | sed 's/\.rs$//')
 bins=$(cargo test --release --no-run $(printf -- '--test %s ' $names) --message-format=json 2>/dev/null \
@@ -27,9 +27,11 @@ objcopy --strip-debug target/release/examples/verify_post gpu-pack/verify_post &
 objcopy --strip-debug target/release/examples/reference_post gpu-pack/reference_post && gzip -9 gpu-pack/reference_post
 # SnarkPack aggregation against filecoin-proofs' (scripts/bench-aggregation.sh).
 objcopy --strip-debug target/release/examples/aggregate_bench gpu-pack/aggregate_bench && gzip -9 gpu-pack/aggregate_bench
+# filecoin-proofs' sealing of a 2KiB sector (an NI-PoRep c1.json there: c1 synth cannot make one).
+objcopy --strip-debug target/release/examples/seal_2kib gpu-pack/seal_2kib && gzip -9 gpu-pack/seal_2kib
 while read -r name exe; do
   objcopy --strip-debug "$exe" "gpu-pack/$name" && gzip -9 "gpu-pack/$name"
 done <<< "$bins"
 git rev-parse HEAD > gpu-pack/COMMIT
-git status --short -- src/gpu ptx build.rs scripts/gen-ptx.py scripts/ptxgen scripts/ptx-check.sh scripts/gpu-pack.sh scripts/gpu-run.sh tests/gpu_kernels.rs | sed 's/^/dirty: /' >> gpu-pack/COMMIT || true
+git status --short -- src/gpu src/bench ptx build.rs scripts/gen-ptx.py scripts/ptxgen scripts/ptx-check.sh scripts/gpu-pack.sh scripts/gpu-run.sh tests | sed 's/^/dirty: /' >> gpu-pack/COMMIT || true
 du -sh gpu-pack/*

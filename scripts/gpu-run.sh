@@ -34,9 +34,9 @@ step bench    $P/filsnark bench kernels --max-log "${BENCH_MAX_LOG:-27}"
 # Every packed GPU test binary, with the packed filsnark and test parameters made here.
 export FILSNARK_BIN=$P/filsnark FILSNARK_EXPECT_GPU=1
 for t in $P/gpu_*; do
-  # benchmarks and profiles inside the test binaries are skipped: the bench step above times the kernels
-  FILSNARK_SELFTEST_N=65536 step "$(basename "$t")" "$t" --include-ignored --test-threads=1 --nocapture --skip bench --skip profile
+  FILSNARK_SELFTEST_N=65536 step "$(basename "$t")" "$t" --include-ignored --test-threads=1 --nocapture
 done
+step setuppts $P/filsnark bench setup-points --chunks 2
 # The built-in 2KiB sample on the GPU, then the pipeline (GPU sweep of issue 6) with its picture.
 step prove    $P/filsnark prove porep --device gpu --seed 1 -o "$OUT/sample.proof"
 step benchporep $P/filsnark bench porep --device gpu -j "${BENCH_J:-16}" --json "$OUT/bench-porep.json" --timeline "$OUT/timeline.svg"
@@ -49,6 +49,7 @@ kill $DMON 2>/dev/null
   echo "== memcheck"; grep -E "ERROR SUMMARY|PASS|FAIL" "$OUT/memcheck.log" | tail -3
   echo "== tests"; grep -E "test result|FAILED|panicked" "$OUT"/gpu_*.log
   echo "== bench"; cat "$OUT/bench.log"
+  echo "== bench setup-points"; cat "$OUT/setuppts.log"
   echo "== prove"; cat "$OUT/prove.log"
   echo "== bench porep"; cat "$OUT/benchporep.log"
   echo "== clocks (dmon: mclk pclk MHz, count)"; awk '!/^#/ {print $5, $6}' "$OUT/dmon.log" | sort | uniq -c | sort -rn | head -5

@@ -4,7 +4,8 @@
 //!   by `verify_aggregate_seal_commit_proofs` and by `filsnark verify aggregate`, a flipped byte
 //!   rejected by both;
 //! - an NI-PoRep sector: `filsnark prove porep` gives the bytes `seal_commit_phase2` gives for
-//!   the same partition proofs, `verify_seal` and `filsnark verify porep` accept them;
+//!   the same partition proofs, `verify_seal` and `filsnark verify porep` accept them, and the
+//!   native witness and the gadgets give the same bytes for the same `--seed`;
 //! - every bad agg.json of issue 23: exit 2, a message naming the file and the fault, no file.
 mod common;
 
@@ -200,21 +201,37 @@ fn ni_porep_c2_matches_seal_commit_phase2_and_passes_verify_seal() {
     let c1 = seal::seal_2kib_as(proof, MINER, num, 77, dir.path()).unwrap();
     let c1_path = dir.path().join("ni.json");
     std::fs::write(&c1_path, seal::lotus_wrapper(&c1, num).unwrap()).unwrap();
-    let (out, parts) = (dir.path().join("ni.proof"), dir.path().join("ni.parts"));
-    let o = filsnark(&[
-        "prove",
-        "porep",
-        "--c1",
-        path_str(&c1_path),
-        "--params-dir",
-        path_str(&params),
-        "-o",
-        path_str(&out),
-        "--circuit-proofs",
-        path_str(&parts),
-    ]);
-    assert!(o.status.success(), "prove porep (NI) failed: {}", stderr(&o));
+    // Proved twice with the same --seed: the native witness (the interactive shape's compiled
+    // template repeated to the NI challenge count) and the gadgets give the same bytes.
+    let prove = |witness: &str| {
+        let (out, parts) =
+            (dir.path().join(format!("ni-{witness}.proof")), dir.path().join(format!("ni-{witness}.parts")));
+        let o = filsnark(&[
+            "prove",
+            "porep",
+            "--c1",
+            path_str(&c1_path),
+            "--params-dir",
+            path_str(&params),
+            "--seed",
+            "9",
+            "--witness",
+            witness,
+            "-o",
+            path_str(&out),
+            "--circuit-proofs",
+            path_str(&parts),
+        ]);
+        assert!(o.status.success(), "prove porep (NI, --witness {witness}) failed: {}", stderr(&o));
+        (out, parts, String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let (out, parts, table) = prove("native");
+    let (gadgets_out, gadgets_parts, gadgets_table) = prove("gadgets");
+    assert_eq!(rows_with_witness(&table, "native"), 13, "not every partition went native:\n{table}");
+    assert_eq!(rows_with_witness(&gadgets_table, "gadgets"), 13, "{gadgets_table}");
     let ours = std::fs::read(&out).unwrap();
+    assert!(std::fs::read(&parts).unwrap() == std::fs::read(&gadgets_parts).unwrap(), "partition proofs differ");
+    assert!(ours == std::fs::read(&gadgets_out).unwrap(), "NI-PoRep C2 output differs between native and gadgets");
     let sector = Sector { c1: c1.clone(), num, proof: std::fs::read(&parts).unwrap() };
     assert_eq!(sector.proof.len(), 13 * 192, "13 partition proofs");
     assert_eq!(ours.len(), 14_164, "a SnarkPack aggregate of 16 proofs");
@@ -259,6 +276,16 @@ fn ni_porep_c2_matches_seal_commit_phase2_and_passes_verify_seal() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(std::fs::read(&agg_out).unwrap() == ours);
+}
+
+/// The rows of prove's partition table (part, constraints, witness, …) whose witness column
+/// says `witness`.
+fn rows_with_witness(table: &str, witness: &str) -> usize {
+    table
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.len() > 2 && f[0].parse::<usize>().is_ok() && f[2] == witness)
+        .count()
 }
 
 /// Runs `aggregate porep` on `json` and checks the failure contract; returns stderr.

@@ -9,8 +9,9 @@ use blstrs::Scalar;
 use ff::Field;
 use filsnark::cpu::msm::{msm_g1, msm_g2};
 use filsnark::ec::{scalar_bytes, Curve};
+use filsnark::gpu::kernels::SrsKernels;
 use filsnark::gpu::layout::{fr_words, Group, G1, G2};
-use filsnark::gpu::msm::{bench_batch_add, bench_msm_g1, bench_msm_g2, Msm, Points};
+use filsnark::gpu::msm::{Msm, MsmPoints, MsmTuning};
 use filsnark::gpu::selftest::{affine, random_points};
 use filsnark::gpu::{srs, DeviceBuffer, Gpu, Result};
 use rand::{Rng, RngCore, SeedableRng};
@@ -42,12 +43,12 @@ fn setup() -> (Gpu, Msm) {
 
 /// A group with the calls the tests need.
 trait TestGroup: Group {
-    fn gpu_msm(m: &Msm, gpu: &Gpu, p: Points, s: &DeviceBuffer<u32>, chunk: usize) -> Result<Self::Jac>;
+    fn gpu_msm(m: &Msm, gpu: &Gpu, p: MsmPoints, s: &DeviceBuffer<u32>, chunk: usize) -> Result<Self::Jac>;
     fn cpu_msm(p: &[Self::Aff], s: &[blst_scalar]) -> Self::Jac;
 }
 
 impl TestGroup for G1 {
-    fn gpu_msm(m: &Msm, gpu: &Gpu, p: Points, s: &DeviceBuffer<u32>, chunk: usize) -> Result<blst_p1> {
+    fn gpu_msm(m: &Msm, gpu: &Gpu, p: MsmPoints, s: &DeviceBuffer<u32>, chunk: usize) -> Result<blst_p1> {
         m.msm_g1(gpu, p, s, chunk)
     }
     fn cpu_msm(p: &[blst_p1_affine], s: &[blst_scalar]) -> blst_p1 {
@@ -56,7 +57,7 @@ impl TestGroup for G1 {
 }
 
 impl TestGroup for G2 {
-    fn gpu_msm(m: &Msm, gpu: &Gpu, p: Points, s: &DeviceBuffer<u32>, chunk: usize) -> Result<blst_p2> {
+    fn gpu_msm(m: &Msm, gpu: &Gpu, p: MsmPoints, s: &DeviceBuffer<u32>, chunk: usize) -> Result<blst_p2> {
         m.msm_g2(gpu, p, s, chunk)
     }
     fn cpu_msm(p: &[blst_p2_affine], s: &[blst_scalar]) -> blst_p2 {
@@ -136,7 +137,7 @@ fn check_sizes<G: TestGroup>(sizes: &[usize]) {
         let p = points::<G>(n, &mut r);
         let s = scalars(n, &mut r);
         let (dp, ds) = (upload_points::<G>(&gpu, &p), upload_scalars(&gpu, &s));
-        let got = G::gpu_msm(&msm, &gpu, Points::Device { buf: &dp, first: 0 }, &ds, 0).unwrap();
+        let got = G::gpu_msm(&msm, &gpu, MsmPoints::Device { buf: &dp, first: 0 }, &ds, 0).unwrap();
         assert!(G::eq(&got, &reference::<G>(&p, &s)), "{} MSM of {n} points differs from blst", G::NAME);
         println!("{} n = {n}: ok", G::NAME);
     }
@@ -154,27 +155,27 @@ fn g2_msm_matches_blst() {
     check_sizes::<G2>(&[1, 3, 100, 4097, 65_537, 1 << 20]);
 }
 
-/// The sort in window groups on its own stream (FILSNARK_MSM_GROUPS: one group per window down
+/// The sort in window groups on its own stream (MsmTuning::groups: one group per window down
 /// to one for all) and a forced window with narrow windows (c = 13: 20 windows, 16 of 13 bits
 /// and 4 of 12) give the sum blst gives, on the device and streamed in chunks.
 #[test]
 #[ignore]
 fn window_groups_match_blst() {
-    let (gpu, msm) = setup();
+    let gpu = Gpu::open(0).expect("no GPU");
     let mut r = rng("groups");
     let n = 70_001;
     let p = points::<G1>(n, &mut r);
     let s = scalars(n, &mut r);
     let want = reference::<G1>(&p, &s);
     let (dp, ds) = (upload_points::<G1>(&gpu, &p), upload_scalars(&gpu, &s));
-    for (groups, window, chunk) in [("1", "13", 0), ("3", "13", 0), ("20", "13", 0), ("7", "", 20_000), ("64", "", 0)] {
-        std::env::set_var("FILSNARK_MSM_GROUPS", groups);
-        std::env::set_var("FILSNARK_MSM_WINDOW", window);
-        let got = G1::gpu_msm(&msm, &gpu, Points::Device { buf: &dp, first: 0 }, &ds, chunk).unwrap();
+    for (groups, window, chunk) in
+        [(1, Some(13), 0), (3, Some(13), 0), (20, Some(13), 0), (7, None, 20_000), (64, None, 0)]
+    {
+        let tuning = MsmTuning { groups: Some(groups), window, ..MsmTuning::default() };
+        let msm = Msm::with_tuning(&gpu, tuning).expect("MSM modules");
+        let got = G1::gpu_msm(&msm, &gpu, MsmPoints::Device { buf: &dp, first: 0 }, &ds, chunk).unwrap();
         assert!(G1::eq(&got, &want), "groups {groups}, window {window:?}, chunk {chunk}: differs from blst");
     }
-    std::env::remove_var("FILSNARK_MSM_GROUPS");
-    std::env::remove_var("FILSNARK_MSM_WINDOW");
 }
 
 /// Small sizes only (the compute-sanitizer pass).
@@ -195,24 +196,24 @@ fn check_streams<G: TestGroup>(n: usize) {
     let s = scalars(n, &mut r);
     let bytes = serialized::<G>(&p);
     let ds = upload_scalars(&gpu, &s);
-    let sm = gpu.load("srs").unwrap();
+    let sm = SrsKernels::load(&gpu).unwrap();
     let (dp, status) = srs::convert_section::<G>(&gpu, &sm, &bytes).unwrap();
     assert!(status.iter().all(|&x| x == 0));
     let want = reference::<G>(&p, &s);
-    let host = G::gpu_msm(&msm, &gpu, Points::Host(&bytes), &ds, 1000).unwrap();
-    let dev = G::gpu_msm(&msm, &gpu, Points::Device { buf: &dp, first: 0 }, &ds, 0).unwrap();
-    let chunked = G::gpu_msm(&msm, &gpu, Points::Device { buf: &dp, first: 0 }, &ds, 1000).unwrap();
+    let host = G::gpu_msm(&msm, &gpu, MsmPoints::Host(&bytes), &ds, 1000).unwrap();
+    let dev = G::gpu_msm(&msm, &gpu, MsmPoints::Device { buf: &dp, first: 0 }, &ds, 0).unwrap();
+    let chunked = G::gpu_msm(&msm, &gpu, MsmPoints::Device { buf: &dp, first: 0 }, &ds, 1000).unwrap();
     assert!(G::eq(&dev, &want), "{} device path differs from blst", G::NAME);
     assert!(G::eq(&host, &want), "{} host (streamed) path differs from blst", G::NAME);
     assert!(G::eq(&chunked, &want), "{} chunked device path differs from blst", G::NAME);
     // a sub-range through `first`
     let ds2 = upload_scalars(&gpu, &s[7..]);
-    let sub = G::gpu_msm(&msm, &gpu, Points::Device { buf: &dp, first: 7 }, &ds2, 0).unwrap();
+    let sub = G::gpu_msm(&msm, &gpu, MsmPoints::Device { buf: &dp, first: 7 }, &ds2, 0).unwrap();
     assert!(G::eq(&sub, &reference::<G>(&p[7..], &s[7..])), "{} points from `first`", G::NAME);
     let mut bad = bytes.clone();
     let k = n / 2 + 3;
     bad[(k + 1) * G::SER - 1] ^= 1;
-    let Err(e) = G::gpu_msm(&msm, &gpu, Points::Host(&bad), &ds, 1000) else { panic!("corrupt point accepted") };
+    let Err(e) = G::gpu_msm(&msm, &gpu, MsmPoints::Host(&bad), &ds, 1000) else { panic!("corrupt point accepted") };
     assert!(e.to_string().contains(&format!("point {k} ")), "{e}");
     println!("{} streams ok; bad point: {e}", G::NAME);
 }
@@ -245,20 +246,20 @@ fn check_batch<G: TestGroup>(n: usize, chunk: usize) {
     let dp = upload_points::<G>(&gpu, &p);
     let bytes = serialized::<G>(&p);
     let dev = if G::W == 12 {
-        let g = msm.batch_add_g1(&gpu, Points::Device { buf: &dp, first: 0 }, &bm, n).unwrap();
+        let g = msm.batch_add_g1(&gpu, MsmPoints::Device { buf: &dp, first: 0 }, &bm, n).unwrap();
         G::from_jac_words(&G1::jac_words(&g))
     } else {
-        let g = msm.batch_add_g2(&gpu, Points::Device { buf: &dp, first: 0 }, &bm, n).unwrap();
+        let g = msm.batch_add_g2(&gpu, MsmPoints::Device { buf: &dp, first: 0 }, &bm, n).unwrap();
         G::from_jac_words(&G2::jac_words(&g))
     };
     assert!(G::eq(&dev, &want), "{} batch addition of {n} points differs from blst", G::NAME);
     if G::W == 12 {
-        let h = msm.batch_add_g1_chunked(&gpu, Points::Host(&bytes), &bm, n, chunk).unwrap();
+        let h = msm.batch_add_g1_chunked(&gpu, MsmPoints::Host(&bytes), &bm, n, chunk).unwrap();
         assert!(G::eq(&G::from_jac_words(&G1::jac_words(&h)), &want), "streamed batch addition differs");
     }
     // the same bits as scalars through the MSM (no dense scalar: the ones bucket alone)
     let ds = upload_scalars(&gpu, &ones);
-    let m = G::gpu_msm(&msm, &gpu, Points::Device { buf: &dp, first: 0 }, &ds, 0).unwrap();
+    let m = G::gpu_msm(&msm, &gpu, MsmPoints::Device { buf: &dp, first: 0 }, &ds, 0).unwrap();
     assert!(G::eq(&m, &want), "{} MSM with 0/1 scalars differs", G::NAME);
     println!("{} batch addition n = {n}: ok", G::NAME);
 }
@@ -287,10 +288,10 @@ fn check_skewed<G: TestGroup>(n: usize) {
         })
         .collect();
     let (dp, ds) = (upload_points::<G>(&gpu, &p), upload_scalars(&gpu, &s));
-    let got = G::gpu_msm(&msm, &gpu, Points::Device { buf: &dp, first: 0 }, &ds, 0).unwrap();
+    let got = G::gpu_msm(&msm, &gpu, MsmPoints::Device { buf: &dp, first: 0 }, &ds, 0).unwrap();
     assert!(G::eq(&got, &reference::<G>(&p, &s)), "{} skewed MSM differs from blst", G::NAME);
     let zero = upload_scalars(&gpu, &vec![Scalar::ZERO; n]);
-    let z = G::gpu_msm(&msm, &gpu, Points::Device { buf: &dp, first: 0 }, &zero, 0).unwrap();
+    let z = G::gpu_msm(&msm, &gpu, MsmPoints::Device { buf: &dp, first: 0 }, &zero, 0).unwrap();
     assert!(G::eq(&z, &G::Jac::default()), "all-zero scalars must give infinity");
     println!("{} skewed n = {n}: ok", G::NAME);
 }
@@ -300,46 +301,4 @@ fn check_skewed<G: TestGroup>(n: usize) {
 fn skewed_buckets_match_blst() {
     check_skewed::<G1>(300_000);
     check_skewed::<G2>(50_000);
-}
-
-#[test]
-#[ignore]
-fn gpu_msm_bench() {
-    let gpu = Gpu::open(0).expect("no GPU");
-    let dev = gpu.ctx.device;
-    println!("device {} ({} SMs, max SM clock {} MHz)", dev.name().unwrap(), dev.sm_count().unwrap(), {
-        dev.clock_khz().unwrap() / 1000
-    });
-    let sizes: Vec<u32> = std::env::var("FILSNARK_MSM_BENCH")
-        .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
-        .unwrap_or_default();
-    let pick = |k: u32| sizes.is_empty() || sizes.contains(&k);
-    let g1 = [(20, None, Some(21.0)), (24, None, Some(154.8)), (26, Some(320.0), Some(558.0)), (27, Some(640.0), None)];
-    for (log, floor, peer) in g1 {
-        if pick(log) {
-            let ms = bench_msm_g1(&gpu, log).unwrap();
-            println!("bench msm_g1 2^{log}: {ms:.2} ms (floor {floor:?} ms, sppark {peer:?} ms)");
-        }
-    }
-    for (log, peer) in [(20, None), (24, Some(446.0))] {
-        if pick(100 + log) {
-            let ms = bench_msm_g2(&gpu, log).unwrap();
-            println!("bench msm_g2 2^{log}: {ms:.2} ms (sppark {peer:?} ms)");
-        }
-    }
-    // window sweep around the cost model's choice (FILSNARK_MSM_SWEEP=1)
-    if std::env::var_os("FILSNARK_MSM_SWEEP").is_some() {
-        for (g2, log, cs) in [(false, 26, [20, 21, 23]), (false, 24, [18, 19, 21]), (true, 24, [18, 19, 21])] {
-            for c in cs {
-                std::env::set_var("FILSNARK_MSM_WINDOW", c.to_string());
-                let ms = if g2 { bench_msm_g2(&gpu, log) } else { bench_msm_g1(&gpu, log) }.unwrap();
-                println!("sweep {} 2^{log} c={c}: {ms:.2} ms", if g2 { "G2" } else { "G1" });
-            }
-            std::env::remove_var("FILSNARK_MSM_WINDOW");
-        }
-    }
-    if pick(227) {
-        let ms = bench_batch_add(&gpu, 27).unwrap();
-        println!("bench batch_add_g1 2^27 (half selected): {ms:.2} ms");
-    }
 }

@@ -7,7 +7,7 @@ use blstrs::Scalar;
 use ff::Field;
 use filsnark::cpu::h_poly::h_poly;
 use filsnark::cpu::ntt::EvaluationDomain;
-use filsnark::gpu::ntt::{bench_h_with, bench_ntt_with, plan, scalar_words, Ntt, Occupancy, WORDS};
+use filsnark::gpu::ntt::{plan, scalar_words, Ntt, Occupancy, WORDS};
 use filsnark::gpu::{DeviceBuffer, Gpu};
 use rand::{RngCore, SeedableRng};
 use rayon::prelude::*;
@@ -179,36 +179,4 @@ fn gpu_h_poly_matches_cpu() {
         assert!(got[(n - 1) * WORDS..].iter().all(|&w| w == 0), "h_poly len {len}: last element not zero");
         println!("h_poly len {len} (n = {n}): {} coefficients equal to the CPU", n - 1);
     }
-}
-
-#[test]
-#[ignore]
-fn gpu_ntt_bench() {
-    let gpu = Gpu::open(0).unwrap();
-    let ntt = new_ntt(&gpu);
-    let mhz = gpu.ctx.device.clock_khz().unwrap() / 1000;
-    println!("device {} (max SM clock {mhz} MHz)", gpu.ctx.device.name().unwrap());
-    for (l, floor) in [(20u32, None), (24, Some(30.0 * 24.0 / 27.0 / 8.0)), (27, Some(30.0))] {
-        let ms = bench_ntt_with(&gpu, &ntt, l).unwrap();
-        let f = floor.map(|f: f64| format!(", floor ~{f:.1} ms, ratio {:.2}", ms / f)).unwrap_or_default();
-        println!("bench_ntt({l}) = {ms:.2} ms{f}");
-        assert!(ms > 0.0);
-    }
-    for (l, floor) in [(24u32, 250.0 / 8.0), (27, 250.0)] {
-        let ms = bench_h_with(&gpu, &ntt, l).unwrap();
-        println!("bench_h({l}) = {ms:.2} ms, floor ~{floor:.1} ms, ratio {:.2}", ms / floor);
-        assert!(ms > 0.0);
-    }
-}
-
-#[test]
-#[ignore]
-fn gpu_ntt_profile_once() {
-    // one forward transform of 2^FILSNARK_NTT_PROFILE_LOG (default 24), for ncu
-    let log_n = std::env::var("FILSNARK_NTT_PROFILE_LOG").ok().and_then(|s| s.parse().ok()).unwrap_or(24);
-    let gpu = Gpu::open(0).unwrap();
-    let ntt = new_ntt(&gpu);
-    let mut data = filsnark::gpu::ntt::random_device(&gpu, 1 << log_n, 5).unwrap();
-    ntt.ntt(&gpu, &mut data, log_n, false).unwrap();
-    gpu.stream.synchronize().unwrap();
 }

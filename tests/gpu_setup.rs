@@ -1,4 +1,4 @@
-//! `params setup` on the GPU: the fixed-base kernels (module "fixed_base") against the CPU's blst
+//! `params setup` on the GPU: the fixed-base kernels (module "generator_mul") against the CPU's blst
 //! tables, and whole setups with `--device gpu` against `--device cpu` (same seed, the files
 //! must be identical). The GPU tests are #[ignore]d (run them on the GPU machine with
 //! --include-ignored); the plain test checks that `--device gpu` without a GPU fails clearly
@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
-use filsnark::gpu::fixed_base::{FixedBaseGpu, DEFAULT_CHUNK};
+use filsnark::gpu::generator_mul::{GeneratorMul, DEFAULT_CHUNK};
 use filsnark::gpu::Gpu;
 use filsnark::setup::engine::CpuTables;
 use rand::{RngCore, SeedableRng};
@@ -88,7 +88,7 @@ fn hex(b: &[u8]) -> String {
 
 #[test]
 #[ignore]
-fn fixed_base_gpu_matches_cpu_tables() {
+fn generator_mul_gpu_matches_cpu_tables() {
     let gpu = Gpu::open(0).expect("a GPU");
     let tables = CpuTables::new();
     let mut rng = seeded("fixed_base");
@@ -102,7 +102,7 @@ fn fixed_base_gpu_matches_cpu_tables() {
     println!("CPU tables: {} points of G1 and of G2 in {:.2} s", scalars.len(), t.elapsed().as_secs_f64());
     // The default chunk, and a small odd one so that many chunks go through the double buffer.
     for chunk in [DEFAULT_CHUNK, 12_345] {
-        let fb = FixedBaseGpu::with_tables(&gpu, &tables.g1, &tables.g2, chunk).expect("fixed_base module");
+        let fb = GeneratorMul::with_tables(&gpu, &tables.g1, &tables.g2, chunk).expect("generator_mul module");
         let mut got1 = vec![0x5au8; want1.len()];
         let mut got2 = vec![0x5au8; want2.len()];
         let t = Instant::now();
@@ -120,7 +120,7 @@ fn fixed_base_gpu_matches_cpu_tables() {
         }
     }
     // Lengths that are not a multiple of anything, including 0 and 1.
-    let fb = FixedBaseGpu::with_tables(&gpu, &tables.g1, &tables.g2, 4).unwrap();
+    let fb = GeneratorMul::with_tables(&gpu, &tables.g1, &tables.g2, 4).unwrap();
     for n in [0usize, 1, 2, 3, 7] {
         let mut got = vec![0u8; n * 96];
         fb.g1_to_bytes(&scalars[..n], &mut got).unwrap();
@@ -129,28 +129,6 @@ fn fixed_base_gpu_matches_cpu_tables() {
         fb.g2_to_bytes(&scalars[..n], &mut got).unwrap();
         assert_eq!(got, want2[..n * 192], "G2, {n} points through chunks of 2");
     }
-}
-
-/// Throughput at the default chunk (printed; the file test shows the whole setup).
-#[test]
-#[ignore]
-fn fixed_base_gpu_throughput() {
-    let gpu = Gpu::open(0).expect("a GPU");
-    let fb = FixedBaseGpu::new(&gpu).unwrap();
-    let mut rng = seeded("throughput");
-    let scalars: Vec<Scalar> = (0..4 * DEFAULT_CHUNK).map(|_| Scalar::random(&mut rng)).collect();
-    let mut out = vec![0u8; scalars.len() * 96];
-    fb.g1_to_bytes(&scalars[..DEFAULT_CHUNK], &mut out[..DEFAULT_CHUNK * 96]).unwrap();
-    let t = Instant::now();
-    fb.g1_to_bytes(&scalars, &mut out).unwrap();
-    let g1 = scalars.len() as f64 / t.elapsed().as_secs_f64();
-    let n2 = scalars.len() / 4;
-    let mut out2 = vec![0u8; n2 * 192];
-    let t = Instant::now();
-    fb.g2_to_bytes(&scalars[..n2], &mut out2).unwrap();
-    let g2 = n2 as f64 / t.elapsed().as_secs_f64();
-    println!("fixed base on the GPU, host to host: G1 {:.1} M points/s, G2 {:.1} M points/s", g1 / 1e6, g2 / 1e6);
-    println!("32GiB projection: ~420M G1 points {:.1} s, ~33M G2 points {:.1} s", 420e6 / g1, 33e6 / g2);
 }
 
 fn text(o: &Output) -> String {

@@ -1,5 +1,6 @@
-"""Fp381 Montgomery multiplication on the FP64 pipe (first measurement of the
-idea in FACTS.md; after Emmart, Zheng & Weems, "Faster modular exponentiation
+"""Fp381 Montgomery multiplication on the FP64 pipe (a first measurement of
+running the limb products on the double-precision units beside the integer
+ones; after Emmart, Zheng & Weems, "Faster modular exponentiation
 using double precision floating point arithmetic on the GPU", ARITH 2018).
 
 Representation: 8 limbs of 52 bits, each held exactly in a double; R = 2^416;

@@ -3,6 +3,31 @@ benchmarks and the .params section converter. They only load, call the
 shared .func layer and store; the arithmetic lives in ff/ and ec/."""
 from ir import Fn
 from ec import ONE_FP
+from iface import Kernel
+
+
+def elementwise_iface(name, doc, in_words, out_words, out_access="writes"):
+    """out[i] = op(in0[i][, in1[i]]) for i < n: any grid and block."""
+    k = Kernel(name, sig="ElementwiseBinary" if len(in_words) == 2 else "ElementwiseUnary", field=name[2:], doc=doc)
+    n = k.u32s("n")
+    ow = k.const("OUT_WORDS", out_words, "u32 words per output element.")
+    k.buffer("out", "u32", n * ow, out_access, "One output element per i < n.", align=16)
+    for j, w in enumerate(in_words):
+        c = k.const(f"IN{j}_WORDS", w, f"u32 words per element of in{j}.")
+        k.buffer(f"in{j}", "u32", n * c, "reads", f"Operand {j}: one element per i < n.", align=16)
+    return k
+
+
+def throughput_iface(name, doc, in_words, in1_words, out_words):
+    """One thread per element of the buffers, no bound: the grid sizes them."""
+    k = Kernel(name, sig="Throughput", field=name[len("bench_"):], doc=doc)
+    k.u32s("iters")
+    threads = k.grid_x * k.block_v
+    for nm, w, what in (("out", out_words, "One result per thread."), ("in0", in_words, "One operand per thread."),
+                        ("in1", in1_words, "One operand per thread (none for a unary operation).")):
+        c = k.const(f"{nm.upper()}_WORDS", w, f"u32 words per thread of {nm}.")
+        k.buffer(nm, "u32", threads * c, "writes" if nm == "out" else "reads", what, align=16)
+    return k
 
 
 def prologue(f, ptrs, with_n=True, generic=False):
@@ -51,7 +76,7 @@ def store(f, a, regs, sp="global."):
 def g2_inplace(name, func, nin, in1_words, doc):
     """out[i] = in0[i] (XYZZ copy), then func(&out[i][, &in1[i]]) in place."""
     ptrs = ["out", "in0"] + (["in1"] if nin == 2 else [])
-    f = Fn(name, entry=True, params=[(p, "u64") for p in ptrs] + [("n", "u32")], doc=doc)
+    f = elementwise_iface(name, doc, [96, in1_words][:nin], 96).fn(Fn)
     regs, idx, end = prologue(f, ptrs, generic=True)
     po = addr(f, regs["out"], idx, 384)
     src = addr(f, regs["in0"], idx, 384)
@@ -69,7 +94,7 @@ def g2_inplace(name, func, nin, in1_words, doc):
 
 def elementwise(name, func, nout_func, in_words, out_words, doc):
     ptrs = ["out"] + [f"in{k}" for k in range(len(in_words))]
-    f = Fn(name, entry=True, params=[(p, "u64") for p in ptrs] + [("n", "u32")], doc=doc)
+    f = elementwise_iface(name, doc, in_words, out_words).fn(Fn)
     regs, idx, end = prologue(f, ptrs)
     args = []
     for k, w in enumerate(in_words):
@@ -95,8 +120,8 @@ def selftest_kernels():
         K.append(elementwise(f"k_fp2_{op}", f"fp2_{op}", 24, [24], 24, f"out[i] = fp2_{op}(in0[i])"))
     K.append(elementwise("k_fp_inv", "fp_inv", 12, [12], 12, "out[i] = fp_inv(in0[i])"))
     # FP64 multiply: 32-bit limbs in and out, converted on the device
-    f = Fn("k_fp52_mul", entry=True, params=[("out", "u64"), ("in0", "u64"), ("in1", "u64"), ("n", "u32")],
-           doc="out[i] = fp52_to32(fp52_mul(fp52_from32(in0[i]), fp52_from32(in1[i]))) = a*b/2^416 mod p")
+    f = elementwise_iface("k_fp52_mul", "out[i] = fp52_to32(fp52_mul(fp52_from32(in0[i]), fp52_from32(in1[i]))) = "
+                          "a*b/2^416 mod p", [12, 12], 12).fn(Fn)
     regs, idx, end = prologue(f, ["out", "in0", "in1"])
     a = load(f, addr(f, regs["in0"], idx, 48), 12)
     b = load(f, addr(f, regs["in1"], idx, 48), 12)
@@ -136,10 +161,16 @@ def srs_kernels():
     K = []
     for g, nfp in (("g1", 1), ("g2", 2)):
         nw = 24 * nfp
-        f = Fn(f"srs_{g}_affine", entry=True,
-               params=[("out", "u64"), ("in0", "u64"), ("status", "u64"), ("n", "u32")],
-               doc=f"srs_{g}_affine: .params {g.upper()} points ({4*nw} B big-endian, uncompressed) -> affine Montgomery;\n"
-                   "input 16-byte aligned; status[i]: 0 ok, 1 coordinate >= p, 2 bad flags, 4 off the curve")
+        k = Kernel(f"srs_{g}_affine", sig="SrsConvert", field=f"{g}_affine",
+                   doc=f"srs_{g}_affine: .params {g.upper()} points ({4*nw} B big-endian, uncompressed) -> affine Montgomery;\n"
+                       "input 16-byte aligned; status[i]: 0 ok, 1 coordinate >= p, 2 bad flags, 4 off the curve")
+        n = k.u32s("n")
+        words = k.const("POINT_WORDS", nw, "u32 words per converted (affine Montgomery) point.")
+        nbytes = k.const("POINT_BYTES", 4 * nw, "Bytes per encoded point of the section.")
+        k.buffer("out", "u32", n * words, "writes", "The converted points i < n.", align=16)
+        k.buffer("in0", "u8", n * nbytes, "reads", "The encoded points i < n (.params section bytes).", align=16)
+        k.buffer("status", "u32", n, "writes", "One status word per point: 0 ok, else the reason bits.")
+        f = k.fn(Fn)
         regs, idx, end = prologue(f, ["out", "in0", "status"])
         w = load(f, addr(f, regs["in0"], idx, 4 * nw), nw)
         flags, inf, st, pinf, pbad, t = f.t(), f.t(), f.t(), f.t("p"), f.t("p"), f.t()
@@ -182,7 +213,7 @@ def bench_kernels():
 
     def chain(name, func, n, unary, doc):
         """func: a .func name (called) or a callable emitting the op inline."""
-        f = Fn(name, entry=True, params=[("out", "u64"), ("in0", "u64"), ("in1", "u64"), ("iters", "u32")], doc=doc)
+        f = throughput_iface(name, doc, n, 0 if unary else n, n).fn(Fn)
         regs, idx, end = prologue(f, ["out", "in0", "in1"], with_n=False)
         a = load(f, addr(f, regs["in0"], idx, 4 * n), n)
         b = [] if unary else load(f, addr(f, regs["in1"], idx, 4 * n), n)
@@ -212,8 +243,7 @@ def bench_kernels():
     chain("bench_fr_mul_call", "fr_mul", 8, False, "a <- fr_mul(a, b) (.func call), iters times")
     chain("bench_fp_mul_call", "fp_mul", 12, False, "a <- fp_mul(a, b) (.func call), iters times")
     # FP64 variant
-    f = Fn("bench_fp52_mul", entry=True, params=[("out", "u64"), ("in0", "u64"), ("in1", "u64"), ("iters", "u32")],
-           doc="a <- a*b/2^416 on the FP64 pipe (inlined), iters times")
+    f = throughput_iface("bench_fp52_mul", "a <- a*b/2^416 on the FP64 pipe (inlined), iters times", 12, 12, 12).fn(Fn)
     regs, idx, end = prologue(f, ["out", "in0", "in1"], with_n=False)
     a = load(f, addr(f, regs["in0"], idx, 48), 12)
     b = load(f, addr(f, regs["in1"], idx, 48), 12)
@@ -225,8 +255,8 @@ def bench_kernels():
     store(f, addr(f, regs["out"], idx, 48), r)
     f.op("label", end)
     K.append(f)
-    f = Fn("bench_g2_madd", entry=True, params=[("out", "u64"), ("in0", "u64"), ("in1", "u64"), ("iters", "u32")],
-           doc="acc <- g2_madd_m(&acc, &q), iters times; acc (in out[i], global memory) starts at affine in0[i], q = in1[i]")
+    f = throughput_iface("bench_g2_madd", "acc <- g2_madd_m(&acc, &q), iters times; acc (in out[i], global memory) "
+                         "starts at affine in0[i], q = in1[i]", 48, 48, 96).fn(Fn)
     regs, idx, end = prologue(f, ["out", "in0", "in1"], with_n=False, generic=True)
     po, pq = addr(f, regs["out"], idx, 384), addr(f, regs["in1"], idx, 192)
     p0 = load(f, addr(f, regs["in0"], idx, 192), 48, "")
@@ -238,8 +268,8 @@ def bench_kernels():
     f.op("label", end)
     K.append(f)
     for g, n in (("g1", 12), ("g1c", 12)):
-        f = Fn(f"bench_{g}_madd", entry=True, params=[("out", "u64"), ("in0", "u64"), ("in1", "u64"), ("iters", "u32")],
-               doc=f"acc <- {g}_madd(acc, q), iters times; acc starts at affine in0[i], q = in1[i]")
+        f = throughput_iface(f"bench_{g}_madd", f"acc <- {g}_madd(acc, q), iters times; acc starts at affine in0[i], "
+                             "q = in1[i]", 2 * n, 2 * n, 4 * n).fn(Fn)
         regs, idx, end = prologue(f, ["out", "in0", "in1"], with_n=False)
         p0 = load(f, addr(f, regs["in0"], idx, 8 * n), 2 * n)
         q = load(f, addr(f, regs["in1"], idx, 8 * n), 2 * n)

@@ -49,6 +49,8 @@ in place, as its registers do not hold two points.
 """
 from ir import Fn
 from ff import FP
+from iface import Kernel, div_ceil, ne
+from rust import export
 from msm_emit import elem, ld, st, ldv, stv, zero_slot, zeros, setp, bra, count_loop
 # re-exported for simtest_msm: the sort part's kernels and constants
 from msm_sort import NONE, SCAN_B, SCAN_TILE, SH, digit_func, sort_fragment, sort_decls  # noqa: F401
@@ -165,6 +167,22 @@ class Ctx:
 SPILL = "msm_spill"
 SPILL_WORDS = 8
 EC_BLOCK = 64  # threads per block of the curve kernels (the G2 spill area holds EC_BLOCK slots)
+export("msm", "EC_BLOCK", EC_BLOCK, "Most threads per block of the curve kernels (G2 keeps one spill slot per thread\n"
+       "in shared memory, EC_BLOCK slots).")
+
+
+def group_consts(k, G):
+    """The point sizes of group G as constants of a curve kernel, and its block rule."""
+    xyzz = k.const("XYZZ_WORDS", G.xyzz_bytes // 4, "u32 words per XYZZ point.")
+    k.block_rule(k.block_v <= EC_BLOCK, "at most EC_BLOCK threads per block (G2's shared spill slots)")
+    return xyzz
+
+
+def thread_ranges(k, N, T):
+    """Thread t sums items [tT, tT+T) of N: the threads past ceil(N/T) return at once, so no
+    index may wrap."""
+    k.require(T >= 1, "at least one item per thread")
+    k.require(k.grid_x * k.block_v * T <= 1 << 32, "item indices tT stay below 2^32")
 
 
 def segmented_sum(G, level1):
@@ -184,7 +202,42 @@ def segmented_sum(G, level1):
            + "\n" + segmented_sum.__doc__)
     ps = ["ids", "items", "points", "buckets", "out_ids", "out_pts", "scratch"]
     us = ["N", "T"] + (["fresh"] if level1 else [])
-    f = Fn(nm, entry=True, params=[(p, "u64") for p in ps] + [(u, "u32") for u in us], doc=doc)
+    k = Kernel(nm, sig="MsmAccumulate" if level1 else "MsmReduceRuns", field="accumulate" if level1 else "reduce_runs",
+               doc=doc)
+    vs = k.u32s(*us)
+    N, T = vs[0], vs[1]
+    xyzz = group_consts(k, G)
+    nrec = div_ceil(N, T)
+    if level1:
+        aff = k.const("SCRATCH_WORDS", G.aff_bytes // 4 if G.generic else 0,
+                      "u32 words of scratch per thread (G2: one negated affine point; G1: none).")
+        k.buffer("ids", "u32", 2 * N - 1, "reads", "Bucket ids: word 0 of the group's sorted (bucket, entry) pairs.")
+        k.buffer("items", "u32", 2 * N - 1, "reads", "Entries (point index | sign << 31): word 1 of the same pairs.")
+        k.buffer("points", "u32", 0, "reads", "The chunk's affine points, as the entries index them.", align=16,
+                 data=True)
+        k.buffer("buckets", "u32", 0, "reads and writes", "The XYZZ buckets, as the ids index them.", align=16,
+                 data=True)
+    else:
+        k.buffer("ids", "u32", N, "reads", "The previous level's record ids (bucket, or NONE).")
+        k.buffer("items", "u32", N * xyzz, "reads", "The previous level's XYZZ records.", align=16)
+        k.buffer("points", "u32", 0, "unused", "Not read at these levels (any buffer).")
+        k.buffer("buckets", "u32", 0, "reads and writes", "The XYZZ buckets, as the ids index them.", align=16,
+                 data=True)
+    k.buffer("out_ids", "u32", nrec, "writes", "Thread t's record id (bucket, or NONE).")
+    k.buffer("out_pts", "u32", nrec * xyzz, "writes", "Thread t's XYZZ record.", align=16)
+    if level1:
+        k.buffer("scratch", "u32", nrec * aff, "writes", "Thread t's negated point (G2).", align=16)
+    else:
+        k.buffer("scratch", "u32", 0, "unused", "Not read at these levels (any buffer).")
+    thread_ranges(k, N, T)
+    if level1:
+        k.trusts("ids and items hold the pairs msm_scatter or msm_bitmap_sort wrote for this chunk: every\n"
+                 "bucket id below the buckets `buckets` holds, every point index below the points\n"
+                 "`points` holds.")
+    else:
+        k.trusts("ids holds the record ids msm_*_accumulate or an earlier level wrote: each NONE or a\n"
+                 "bucket below the buckets `buckets` holds.")
+    f = k.fn(Fn)
     sp = "" if G.generic else "global."
     idb = 8 if level1 else 4  # level 1: ids and items interleaved, (bucket, entry) pairs
     lo, hi, g_, pos, out_id, prev = f.ts(6)
@@ -371,13 +424,31 @@ def bucket_sums(G, first):
                "half of their buckets is empty: those segments write infinity without reading.\n"
                "fresh != 0: the buckets were not cleared, a bucket with counts[b] = 0 is infinity (not read).")
         ps, us = ["inR", "outR", "outT", "counts"], ["nthreads", "glog", "slog", "wide", "fresh"]
+        k = Kernel(nm, sig="MsmBucketSums", field="bucket_sums", doc=doc)
+        nth, glog, _, _, fresh = k.u32s(*us)
+        xyzz = group_consts(k, G)
+        k.buffer("inR", "u32", (nth << glog) * xyzz, "reads", "The buckets, 2^glog per thread.", align=16)
+        k.buffer("outR", "u32", nth * xyzz, "writes", "Each thread's segment sum.", align=16)
+        k.buffer("outT", "u32", nth * xyzz, "writes", "Each thread's weighted segment sum.", align=16)
+        k.buffer("counts", "u32", nth << glog, "reads", "The buckets' entry counts (read with fresh only).",
+                 when=ne(fresh, 0))
     else:
         nm = f"msm_{g}_segment_sums"
         doc = (f"{nm}: thread t combines segments j of [t*2^glog, (t+1)*2^glog), each of L = 2^llog buckets\n"
                "with (R_j, T_j) = (sum, weighted sum): outR = sum_j R_j,\n"
                "outT = sum_j T_j + L * sum_{j>=1} sum_{k>=j} R_k (running sum, then llog doublings).")
         ps, us = ["inR", "inT", "outR", "outT"], ["nthreads", "glog", "llog"]
-    f = Fn(nm, entry=True, params=[(p, "u64") for p in ps] + [(u, "u32") for u in us], doc=doc)
+        k = Kernel(nm, sig="MsmSegmentSums", field="segment_sums", doc=doc)
+        nth, glog, _ = k.u32s(*us)
+        xyzz = group_consts(k, G)
+        k.buffer("inR", "u32", (nth << glog) * xyzz, "reads", "The previous level's sums, 2^glog per thread.",
+                 align=16)
+        k.buffer("inT", "u32", (nth << glog) * xyzz, "reads", "The previous level's weighted sums.", align=16)
+        k.buffer("outR", "u32", nth * xyzz, "writes", "Each thread's sum.", align=16)
+        k.buffer("outT", "u32", nth * xyzz, "writes", "Each thread's weighted sum.", align=16)
+    k.require(glog <= 31, "segments of at most 2^31 buckets")
+    k.require(nth << glog <= 1 << 32, "bucket indices fit 32 bits")
+    f = k.fn(Fn)
     base = f.t()
 
     def derive(c):

@@ -13,6 +13,7 @@ Python functions (a toy group) so the combinatorial part of the pipeline
 import bisect
 import re
 from ir import Sim, M32, branch_target, label_index, unguard
+from iface import inside
 
 COLLECTIVE = ("bar.sync", "vote.sync.ballot.b32", "match.any.sync.b32", "shfl.sync.idx.b32")
 ADDR = re.compile(r"\[(%?\w+)\+(-?\d+)\]")
@@ -34,6 +35,8 @@ class KSim(Sim):
         self.shared = {}
         self.cur = None  # (block x, block y, thread) running now
         self.touch = {}  # word -> (thread, written) in this launch: races between threads
+        self.windows = None  # byte ranges the running kernel's contract lets it touch
+        self.shared_windows = []  # allocations that model shared memory (always in range)
 
     # --- memory -----------------------------------------------------------
     def alloc(self, nwords, init=None):
@@ -57,6 +60,8 @@ class KSim(Sim):
         i = bisect.bisect_right(self.allocs, (a, 1 << 62)) - 1
         if i < 0 or not self.allocs[i][0] <= a < self.allocs[i][0] + self.allocs[i][1]:
             raise AssertionError(f"access outside every allocation: {a:#x}")
+        if self.windows is not None and not inside(self.windows, a, 4):
+            raise AssertionError(f"access outside the kernel's contract: {a:#x}")
 
     def race(self, a, write):
         """Global words are private to one thread within a launch (atomics aside):
@@ -161,6 +166,11 @@ class KSim(Sim):
         assert fn.entry, name
         self.params = params
         gx, gy = grid if isinstance(grid, tuple) else (grid, 1)
+        # the launch as the Rust launcher would check it; then every global access must lie in
+        # the ranges the contract names (the kernel's contract is sufficient)
+        k = fn.iface
+        assert k.geometry(params, (gx, gy), block)[:2] == ((gx, gy), block), f"{name}: not the kernel's geometry"
+        self.windows = k.windows(params, self.allocs, (gx, gy), block) + self.shared_windows
         labels = label_index(fn)
         self.touch = {}
         for by in range(gy):
@@ -174,6 +184,7 @@ class KSim(Sim):
                     ths.append(Thread(R))
                 self.run_block(fn, labels, ths, (bx, by))
         self.cur = None
+        self.windows = None
 
     def step(self, fn, labels, th):
         """Runs th until it exits or waits at a collective."""

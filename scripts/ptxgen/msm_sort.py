@@ -3,13 +3,27 @@ warp-aggregated bucket ranks, exclusive scan of the bucket counts, counting-sort
 scatter (see msm.py for the whole pipeline)."""
 from ir import Fn
 from ff import FR, limbs
+from iface import FREE, Kernel, div_ceil, eq, where
 from msm_emit import params, gtid, elem, ld, st, ldv, zeros, setp, bra
+from rust import export
 
 NONE = 0xFFFFFFFF
 SCAN_B = 256  # threads per scan block
 SCAN_E = 8  # elements per thread in a scan tile
 SCAN_TILE = SCAN_B * SCAN_E
 SORT_U = 4  # elements per step of the grid-stride loops of msm_ranks and msm_scatter
+export("msm", "SCAN_BLOCK", SCAN_B, "Threads per block of the scan kernels (fixed by their launchers).")
+export("msm", "SCAN_TILE", SCAN_TILE, "Bucket counts per scan tile: msm_scan_tiles and msm_scan_apply run one block per tile.")
+
+# Digit words and the buckets they name (see digits_kernel): rows 0..nwin-1 hold signed digits
+# |d| <= 2^(c-1) of bucket row*2^(c-1) + |d| - 1, row nwin the scalars equal to 1 (bucket
+# nwin*2^(c-1)): a row's buckets lie below (row + 1)*2^(c-1).
+DIGIT_TRUST = ("every non-zero digit word of the rows read was written by msm_digits with the same c "
+               "(|d| <= 2^(c-1), the ones row 1)")
+
+
+def warp_blocks(k):
+    k.block_rule(eq(k.block_v & 31, 0), "blocks are whole warps (full-mask warp collectives)")
 
 
 def digit_func():
@@ -80,11 +94,17 @@ def load_canonical(f, scalars, idx, valid):
 
 
 def count_dense_kernel():
-    f = Fn("msm_count_dense", entry=True, params=[("scalars", "u64"), ("counter", "u64"), ("n", "u32")],
-           doc="msm_count_dense: *counter += number of scalars (Fr, Montgomery) i < n that are neither 0 nor 1.\n"
-               "Compared in Montgomery form (no conversion: a pure read of the scalars). Grid-stride loop\n"
-               "(blocks of a multiple of 32 threads; any grid), a warp ballot per step, one atomic per warp\n"
-               "at the end: one per 32 scalars (2^21 on one word at 2^26) serialised in L2 for ~2 ms.")
+    k = Kernel("msm_count_dense", sig="MsmCountDense", field="count_dense",
+               doc="msm_count_dense: *counter += number of scalars (Fr, Montgomery) i < n that are neither 0 nor 1.\n"
+                   "Compared in Montgomery form (no conversion: a pure read of the scalars). Grid-stride loop\n"
+                   "(blocks of a multiple of 32 threads; any grid), a warp ballot per step, one atomic per warp\n"
+                   "at the end: one per 32 scalars (2^21 on one word at 2^26) serialised in L2 for ~2 ms.")
+    n = k.u32s("n")
+    k.buffer("scalars", "u32", 8 * n, "reads", "The scalars i < n, 8 Montgomery words each.", align=16)
+    k.buffer("counter", "u32", 1, "atomics on", "The count, added to.")
+    warp_blocks(k)
+    k.require(n + k.grid_x * k.block_v <= 1 << 32, "the grid-stride index stays below 2^32")
+    f = k.fn(Fn)
     a = params(f, ["scalars", "counter"], ["n"])
     idx = gtid(f)
     lane, nct, ntid, stride, base, acc, b, cnt = f.ts(8)
@@ -198,14 +218,17 @@ def strided_loops(f, idx, gs, lim, n, u, body, cursor=None):
 
 
 def digits_kernel():
-    f = Fn("msm_digits", entry=True,
-           params=[("scalars", "u64"), ("digits", "u64"),
-                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32"), ("wide", "u32")],
-           doc="msm_digits: one thread per scalar i < n: digits[w*stride+i] = signed digit w of scalar i\n"
-               "for every window w < nwin (|d| | sign<<31, 0 = skip; zero for scalars 0 and 1), windows\n"
-               "w < wide of c bits and the rest of c-1 (|d| <= 2^(c-1) either way); row nwin: 1 for the\n"
-               "scalars equal to 1 (the ones bucket nwin*2^(c-1)). One canonical conversion and one\n"
-               "carry chain per scalar.")
+    k = Kernel("msm_digits", sig="MsmDigits", field="digits",
+               doc="msm_digits: one thread per scalar i < n: digits[w*stride+i] = signed digit w of scalar i\n"
+                   "for every window w < nwin (|d| | sign<<31, 0 = skip; zero for scalars 0 and 1), windows\n"
+                   "w < wide of c bits and the rest of c-1 (|d| <= 2^(c-1) either way); row nwin: 1 for the\n"
+                   "scalars equal to 1 (the ones bucket nwin*2^(c-1)). One canonical conversion and one\n"
+                   "carry chain per scalar.")
+    n, c, nwin, stride, wide = k.u32s("n", "c", "nwin", "stride", "wide")
+    k.buffer("scalars", "u32", 8 * n, "reads", "The scalars i < n, 8 Montgomery words each.", align=16)
+    k.buffer("digits", "u32", nwin * stride + n, "writes", "Rows 0..=nwin of n digit words, `stride` apart.")
+    k.require(nwin * stride + n <= 1 << 32, "digit indices fit 32 bits")
+    f = k.fn(Fn)
     a = params(f, ["scalars", "digits"], ["n", "c", "nwin", "stride", "wide"])
     idx = gtid(f)
     valid = setp(f, "lt", idx, a["n"])
@@ -241,13 +264,21 @@ def digits_kernel():
 
 
 def bitmap_sort_kernel():
-    f = Fn("msm_bitmap_sort", entry=True,
-           params=[("bitmap", "u64"), ("sorted", "u64"), ("counter", "u64"), ("n", "u32")],
-           doc="msm_bitmap_sort: the batch addition's whole sort. Thread i < n (lane = i mod 32, blocks of a\n"
-               "multiple of 32 threads): if bit i of bitmap is set, sorted[base + rank] = (0, i), where\n"
-               "the warp's set bits take `base` from one atomic add of their count to *counter and\n"
-               "rank = set bits below the lane (bucket 0 is the ones bucket when nwin = 0; the order\n"
-               "inside the bucket does not change its sum). Every lane runs the ballot (no early exit).")
+    k = Kernel("msm_bitmap_sort", sig="MsmBitmapSort", field="bitmap_sort",
+               doc="msm_bitmap_sort: the batch addition's whole sort. Thread i < n (lane = i mod 32, blocks of a\n"
+                   "multiple of 32 threads): if bit i of bitmap is set, sorted[base + rank] = (0, i), where\n"
+                   "the warp's set bits take `base` from one atomic add of their count to *counter and\n"
+                   "rank = set bits below the lane (bucket 0 is the ones bucket when nwin = 0; the order\n"
+                   "inside the bucket does not change its sum). Every lane runs the ballot (no early exit).")
+    n = k.u32s("n")
+    k.buffer("bitmap", "u32", div_ceil(n, 32), "reads", "Bit i of word i/32 selects point i < n.")
+    k.buffer("sorted", "u32", 2 * n, "writes", "The (0, i) pairs of the set bits, from pair *counter on.", align=8,
+             data=True)
+    k.buffer("counter", "u32", 1, "atomics on", "The pairs written so far, added to.")
+    warp_blocks(k)
+    k.trusts("*counter plus the set bits among the first n is at most n: the counter starts at 0 for\n"
+             "the chunk (the pairs written land in sorted[..2n]).")
+    f = k.fn(Fn)
     a = params(f, ["bitmap", "sorted", "counter"], ["n"])
     idx = gtid(f)
     lane, lt, word, sh, bit, b, cnt, base, below, pos = f.ts(10)
@@ -278,10 +309,7 @@ def bitmap_sort_kernel():
 
 
 def ranks_kernel():
-    f = Fn("msm_ranks", entry=True,
-           params=[("digits", "u64"), ("ranks", "u64"), ("counts", "u64"),
-                   ("n", "u32"), ("c", "u32"), ("stride", "u32"), ("w0", "u32")],
-           doc="msm_ranks: grid (x: scalars i < n, grid-stride; y: row - w0 for the rows of this launch):\n"
+    k = Kernel("msm_ranks", sig="MsmRanks", field="ranks", doc="msm_ranks: grid (x: scalars i < n, grid-stride; y: row - w0 for the rows of this launch):\n"
                "for a non-zero digit word dw of row `row`, ranks[row*stride+i] = its rank among the\n"
                "digits of bucket row*2^(c-1) + |d| - 1 (row nwin: the ones bucket), from the\n"
                "histogram counts[]. Any grid x of blocks of a multiple of 32 threads, n and the grid's\n"
@@ -290,6 +318,23 @@ def ranks_kernel():
                "n (their digit loads and atomics in flight together), then one; a grid of n threads\n"
                "or more does one step of one (the one-thread-per-element form). Blocks run row by row:\n"
                "one window's counters at a time in L2.")
+    n, c, stride, w0 = k.u32s("n", "c", "stride", "w0")
+    rows = w0 + k.grid_y
+    k.launch(grid_y=FREE)
+    k.buffer("digits", "u32", (rows - 1) * stride + n, "reads", "Digit rows w0..w0+grid_y, `stride` apart.")
+    k.buffer("ranks", "u32", (rows - 1) * stride + n, "writes", "The rank of each non-zero digit, same layout.")
+    k.buffer("counts", "u32", ((rows - 1) << (c - 1)) + 1, "atomics on",
+             "The bucket histogram: every bucket the rows' digits name (a window row's 2^(c-1), the ones\n"
+             "row's one; the kernel has no nwin to tell them apart, so the check covers the last row's\n"
+             "first bucket and the rest is the caller's).", data=True)
+    warp_blocks(k)
+    k.require(k.grid_y >= 1, "at least one row")
+    k.require(c >= 1, "windows of at least one bit")
+    k.require(n + 4 * k.grid_x * k.block_v <= 1 << 32, "the grid-stride index stays below 2^32")
+    k.require(rows * stride <= 1 << 32, "digit indices fit 32 bits")
+    k.trusts(DIGIT_TRUST + ", and counts holds every bucket of the rows: 2^(c-1) per window row,\n"
+             "one for the ones row.")
+    f = k.fn(Fn)
     a = params(f, ["digits", "ranks", "counts"], ["n", "c", "stride", "w0"])
     idx = gtid(f)
     lane, lt, row, rowoff, cm1, kb, base = f.ts(7)
@@ -366,8 +411,14 @@ def block_scan(f, v, t):
 def scan_kernels():
     K = []
     # tiles: sum of each tile of SCAN_TILE elements
-    f = Fn("msm_scan_tiles", entry=True, params=[("counts", "u64"), ("sums", "u64"), ("k", "u32")],
-           doc=f"msm_scan_tiles: sums[b] = sum of counts[b*{SCAN_TILE} .. +{SCAN_TILE}) (< k); blocks of {SCAN_B}")
+    d = Kernel("msm_scan_tiles", sig="MsmScanTiles", field="scan_tiles",
+               doc=f"msm_scan_tiles: sums[b] = sum of counts[b*{SCAN_TILE} .. +{SCAN_TILE}) (< k); blocks of {SCAN_B}")
+    kk = d.u32s("k")
+    d.buffer("counts", "u32", kk, "reads", "The counts to scan.")
+    d.buffer("sums", "u32", div_ceil(kk, SCAN_TILE), "writes", "One sum per tile.")
+    d.launch(grid_x=div_ceil(kk, SCAN_TILE), block=SCAN_B)
+    d.require(kk >= 1, "something to scan")
+    f = d.fn(Fn)
     a = params(f, ["counts", "sums"], ["k"])
     b, t, base, s = f.ts(4)
     f.op("mov.u32", b, "%ctaid.x")
@@ -385,9 +436,14 @@ def scan_kernels():
     st(f, elem(f, a["sums"], b, 4), total, pred=f"@{setp(f, 'eq', t, 0)}")
     K.append(f)
     # top: one block scans the tile sums
-    f = Fn("msm_scan_top", entry=True, params=[("sums", "u64"), ("offs", "u64"), ("ntiles", "u32")],
-           doc=f"msm_scan_top: offs[0..ntiles] = exclusive scan of sums[0..ntiles) (offs[ntiles] = total);\n"
-               f"one block of {SCAN_B} threads, each a contiguous run of ceil(ntiles/{SCAN_B}) entries")
+    d = Kernel("msm_scan_top", sig="MsmScanTop", field="scan_top",
+               doc=f"msm_scan_top: offs[0..ntiles] = exclusive scan of sums[0..ntiles) (offs[ntiles] = total);\n"
+                   f"one block of {SCAN_B} threads, each a contiguous run of ceil(ntiles/{SCAN_B}) entries")
+    nt = d.u32s("ntiles")
+    d.buffer("sums", "u32", nt, "reads", "The tile sums.")
+    d.buffer("offs", "u32", nt + 1, "writes", "Their exclusive scan and the total.")
+    d.launch(grid_x=1, block=SCAN_B)
+    f = d.fn(Fn)
     a = params(f, ["sums", "offs"], ["ntiles"])
     t, per, lo, hi, s, i, x = f.ts(7)
     f.op("mov.u32", t, "%tid.x")
@@ -423,9 +479,16 @@ def scan_kernels():
     st(f, elem(f, a["offs"], a["ntiles"], 4), total, pred=f"@{setp(f, 'eq', t, 0)}")
     K.append(f)
     # apply: each tile rescanned, plus its offset
-    f = Fn("msm_scan_apply", entry=True, params=[("counts", "u64"), ("offs", "u64"), ("out", "u64"), ("k", "u32")],
-           doc=f"msm_scan_apply: out[i] = offs[tile] + exclusive scan of counts within the tile (i < k);\n"
-               f"out[k] = offs[ntiles] (the total), written by block 0")
+    d = Kernel("msm_scan_apply", sig="MsmScanApply", field="scan_apply",
+               doc=f"msm_scan_apply: out[i] = offs[tile] + exclusive scan of counts within the tile (i < k);\n"
+                   f"out[k] = offs[ntiles] (the total), written by block 0")
+    kk = d.u32s("k")
+    d.buffer("counts", "u32", kk, "reads", "The counts to scan.")
+    d.buffer("offs", "u32", div_ceil(kk, SCAN_TILE) + 1, "reads", "The tiles' offsets and the total (msm_scan_top).")
+    d.buffer("out", "u32", kk + 1, "writes", "The exclusive scan of the counts and the total.")
+    d.launch(grid_x=div_ceil(kk, SCAN_TILE), block=SCAN_B)
+    d.require(kk >= 1, "something to scan")
+    f = d.fn(Fn)
     a = params(f, ["counts", "offs", "out"], ["k"])
     b, t, base, s, nt = f.ts(5)
     f.op("mov.u32", b, "%ctaid.x")
@@ -460,10 +523,7 @@ def scan_kernels():
 
 
 def scatter_kernel():
-    f = Fn("msm_scatter", entry=True,
-           params=[("digits", "u64"), ("ranks", "u64"), ("offsets", "u64"), ("sorted", "u64"),
-                   ("n", "u32"), ("c", "u32"), ("nwin", "u32"), ("stride", "u32"), ("w0", "u32")],
-           doc="msm_scatter: grid (x: points i < n, grid-stride; y: row - w0 for the rows w0 <= row <= nwin\n"
+    k = Kernel("msm_scatter", sig="MsmScatter", field="scatter", doc="msm_scatter: grid (x: points i < n, grid-stride; y: row - w0 for the rows w0 <= row <= nwin\n"
                "of this launch): for a non-zero digit word dw,\n"
                "bucket b = row*2^(c-1) + |d| - 1 (row nwin: the ones bucket nwin*2^(c-1)),\n"
                "pos = offsets[b] + rank; sorted[pos] = (b, i | sign<<31), one 8-byte store (the\n"
@@ -471,6 +531,24 @@ def scatter_kernel():
                f"{SORT_U} elements per step while all {SORT_U} are below n (their loads in flight together),\n"
                "then one per step; a grid of n threads or more does one step of one. Blocks run row\n"
                "by row, so the offsets read are those of one window at a time (L2-resident).")
+    n, c, nwin, stride, w0 = k.u32s("n", "c", "nwin", "stride", "w0")
+    rows = w0 + k.grid_y
+    k.launch(grid_y=FREE)
+    k.buffer("digits", "u32", (rows - 1) * stride + n, "reads", "Digit rows w0..w0+grid_y, `stride` apart.")
+    k.buffer("ranks", "u32", (rows - 1) * stride + n, "reads", "The ranks msm_ranks wrote, same layout.")
+    k.buffer("offsets", "u32", where(rows > nwin, (nwin << (c - 1)) + 1, rows << (c - 1)), "reads",
+             "Each bucket's first pair in `sorted` (msm_scan_apply): 2^(c-1) per window row, one for\n"
+             "the ones row.", data=True)
+    k.buffer("sorted", "u32", 0, "writes", "The group's region of (bucket, entry) pairs, at offsets[b] + rank.",
+             align=8, data=True)
+    k.require(k.grid_y >= 1, "at least one row")
+    k.require(rows <= nwin + 1, "the rows are windows or the ones row")
+    k.require(c >= 1, "windows of at least one bit")
+    k.require(n + 4 * k.grid_x * k.block_v <= 1 << 32, "the grid-stride index stays below 2^32")
+    k.require(rows * stride <= 1 << 32, "digit indices fit 32 bits")
+    k.trusts(DIGIT_TRUST + ", ranks holds msm_ranks' ranks of those digits and offsets the exclusive\n"
+             "scan of the histogram they were ranked in, and `sorted` holds the pairs that scan counts.")
+    f = k.fn(Fn)
     a = params(f, ["digits", "ranks", "offsets", "sorted"], ["n", "c", "nwin", "stride", "w0"])
     idx = gtid(f)
     rowy, rowoff, cm1, kb = f.ts(4)

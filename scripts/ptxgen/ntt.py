@@ -54,6 +54,8 @@ import sys
 
 from ir import Fn, Sim, M32, M64, branch_target, label_index, unguard
 from ff import FR as FR_FUNCS, Field
+from iface import Kernel, all_of, emin, flag, inside, where
+from rust import export
 
 
 class FrPartlyOpaque(Field):
@@ -76,9 +78,51 @@ SMEM = "ntt_smem"
 F_FACTOR, F_TWO, F_SCALE, F_MODEB, F_COMBINE = 1, 2, 4, 8, 16
 PTRS = ("src", "dst", "tw", "p1", "p2", "pa", "pb", "pz")
 U32S = ("lg_s", "lg_k", "lg_g", "lg_b", "flags")
-PARAMS = [(n, "u64") for n in PTRS] + [(n, "u32") for n in U32S]
 MAX_THREADS = 128
 MIN_BLOCKS = 3
+BLOCK_ELEMENTS_LOG = 10  # a block holds at most 2^10 elements (G columns of R)
+MAX_LOG_N = 30  # index arithmetic in 16-byte units of 2^L elements: 2^(L+1) < 2^32
+export("ntt", "MAX_RADIX_LOG", MAXR, "Largest radix of one pass, log2 (ntt_r1..ntt_r9).")
+export("ntt", "TWIDDLES", 1 << (MAXR - 1), "Elements of the radix twiddle table tw[x] = w_512^x.")
+export("ntt", "BLOCK_ELEMENTS_LOG", BLOCK_ELEMENTS_LOG, "Most elements one block holds, log2.")
+export("ntt", "MAX_THREADS", MAX_THREADS, "Most threads per block (the kernels' .maxntid).")
+export("ntt", "MAX_LOG_N", MAX_LOG_N, "Largest transform, log2.")
+for nm, v, d in (("FACTOR", F_FACTOR, "The store loop multiplies by p1 (and p2)."),
+                 ("TWO", F_TWO, "The factor is p1[i1] * p2[i2] (two-level table)."),
+                 ("SCALE", F_SCALE, "The factor is the coset scale (i1, i2) = (k, f), else the twist."),
+                 ("MODE_B", F_MODEB, "Store mode B: consecutive threads take consecutive k."),
+                 ("COMBINE", F_COMBINE, "The H step v <- (pa * pb - v) * pz before the store.")):
+    export("ntt", f"FLAG_{nm}", v, d)
+
+
+def pass_iface(name, r, blocks, doc):
+    """Pass of radix 2^r over 2^(lg_s + r) elements; the launcher derives the geometry."""
+    k = Kernel(name, sig="NttPass", field=name, doc=doc)
+    lg_s, lg_k, lg_g, lg_b, flags = k.u32s(*U32S)
+    R = k.const("R", r, "Radix of the pass, log2.")
+    k.const("BLOCKS_PER_SM", blocks, "Blocks per SM the launch bounds ask for (.minnctapersm).")
+    n = 8 << (lg_s + R)
+    k.launch(grid_x=1 << (lg_s - lg_g), block=1 << (lg_g + R - emin(3, R)), shared=(32 << (lg_g + R)) + 64)
+    k.require(lg_g <= lg_s, "whole blocks of columns")
+    k.require(lg_g <= 7, "at most 128 columns per block")
+    k.require(lg_g + R <= BLOCK_ELEMENTS_LOG, "at most 2^10 elements per block")
+    k.require(lg_k <= lg_s, "the passes before cover at most the columns")
+    k.require(lg_b <= lg_s + R, "the twist table's split lies inside the transform")
+    k.require(lg_s + R <= MAX_LOG_N, "at most 2^30 elements")
+    fac, scale = flag(flags, F_FACTOR), flag(flags, F_SCALE)
+    k.buffer("src", "u32", n, "reads", "The input, 2^(lg_s + r) elements of 8 words.", align=16)
+    k.buffer("dst", "u32", n, "writes", "The output, same size.", align=16)
+    k.buffer("tw", "u32", 8 << (MAXR - 1), "reads", "The radix twiddles w_512^x, x < 256.", align=16)
+    k.buffer("p1", "u32", where(scale, 8 << R, 8 << (lg_s + R - lg_b)), "reads",
+             "The coset scale c*g^(k*K) (k < 2^r), or the twist's first table w^(j*2^lg_b).", when=fac, align=16)
+    k.buffer("p2", "u32", where(scale, 8 << lg_s, 8 << lg_b), "reads",
+             "The coset scale g^f (f < 2^lg_s), or the twist's second table w^j (j < 2^lg_b).",
+             when=all_of(fac, flag(flags, F_TWO)), align=16)
+    comb = flag(flags, F_COMBINE)
+    k.buffer("pa", "u32", n, "reads", "A of the H step.", when=comb, align=16)
+    k.buffer("pb", "u32", n, "reads", "B of the H step.", when=comb, align=16)
+    k.buffer("pz", "u32", 8, "reads", "Z^-1 of the H step (one element).", when=comb, align=16)
+    return k
 
 
 def rev(x, bits):
@@ -211,9 +255,9 @@ def pass_kernel(r, blocks=MIN_BLOCKS):
     Et = min(8, R)
     loop_los = list(range(r - 3, 0, -3))
     s0 = r - 3 * len(loop_los)
-    f = KernelFn(f"ntt_r{r}" + ("o" if blocks != MIN_BLOCKS else ""), entry=True, params=PARAMS,
-           doc=f"ntt_r{r}: one pass of radix 2^{r} (see the header): {len(loop_los)} runtime radix-8 rounds, "
-               f"a last round of {s0} stage(s), the store loop")
+    f = pass_iface(f"ntt_r{r}" + ("o" if blocks != MIN_BLOCKS else ""), r, blocks,
+                   f"ntt_r{r}: one pass of radix 2^{r} (see the header): {len(loop_los)} runtime radix-8 rounds, "
+                   f"a last round of {s0} stage(s), the store loop").fn(KernelFn)
     f.blocks = blocks
     g = Gen(f)
     P = {}
@@ -452,9 +496,14 @@ class BlockSim(Sim):
     def read(self, base, n):
         return [self.gmem[base + 4 * i] for i in range(n)]
 
-    def launch(self, name, grid, block, shared, params):
+    def launch(self, name, grid, block, shared, params, only=None):
+        """Runs the grid's blocks (the first `only` of them when given)."""
         fn = self.fns[name]
-        for bx in range(grid):
+        # the launch as the Rust launcher checks it: the geometry is the kernel's own, and every
+        # global access below lies in the ranges its contract names
+        assert fn.iface.geometry(params) == ((grid, 1), block, shared), f"{name}: not the kernel's geometry"
+        self.windows = fn.iface.windows(params, self.bufs)
+        for bx in range(grid if only is None else only):
             smem = {}
             threads = []
             for tx in range(block):
@@ -473,6 +522,7 @@ class BlockSim(Sim):
                 alive = nxt
 
     def run_thread(self, fn, R, params, smem, shared, tx, bx):
+        name = fn.name
         labels = label_index(fn)
         cc = [0]
         pc = 0
@@ -506,6 +556,7 @@ class BlockSim(Sim):
                     mem = smem
                 else:
                     assert any(b <= a and a + 16 <= b + s for b, s in self.bufs), ("global out of range", hex(a))
+                    assert inside(self.windows, a, 16), ("global access outside the contract", name, hex(a))
                     mem = self.gmem
                 if kind.startswith("ld"):
                     for j, rg in enumerate(regs):
@@ -732,7 +783,7 @@ def run_one_block(S, L, r, flags):
     params = dict(src=src, dst=dst, tw=tw, p1=thi, p2=tlo, pa=0, pb=0, pz=0,
                   lg_s=L - r, lg_k=0, lg_g=lg_g, lg_b=r, flags=flags)
     G = 1 << lg_g
-    S.launch(f"ntt_r{r}", 1, G * (1 << r) // 8, G * (32 << r) + 64, params)
+    S.launch(f"ntt_r{r}", (N >> r) // G, G * (1 << r) // 8, G * (32 << r) + 64, params, only=1)
 
 
 if __name__ == "__main__":

@@ -9,10 +9,15 @@
 //! report serializes to the JSON documented in `docs/bench-json.md` (schema
 //! [`report::SCHEMA`], version [`report::SCHEMA_VERSION`]), prints as tables
 //! ([`report::BenchReport::print`]) and draws as an SVG timeline ([`svg::timeline`]).
-//! [`cpu`] is `bench cpu`: the CPU kernels on both arithmetic paths.
+//! [`cpu`] is `bench cpu`: the CPU kernels on both arithmetic paths. [`kernels`] and [`stages`]
+//! are the GPU benchmarks: kernel throughput (`bench kernels`) and the prover's stages alone
+//! (`bench kernels`, `bench ntt`, `bench msm`, `bench setup-points`).
 pub mod cpu;
+pub mod kernels;
 pub mod report;
+pub mod stages;
 pub mod svg;
+pub mod witness;
 
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -1,5 +1,6 @@
 //! `bench porep|window-post|winning-post|snap`: proofs through the pipeline, tables on stdout,
-//! `--json` and `--timeline`; `bench kernels` and `bench cpu`.
+//! `--json` and `--timeline`; `bench witness`, `bench cpu` and the GPU stage benches
+//! (`kernels`, `ntt`, `msm`, `setup-points`).
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -43,11 +44,45 @@ docs/bench-json.md (schema filsnark-bench-porep, version 2); --timeline draws ea
         after_help = "Example:\n  filsnark bench kernels\n  filsnark bench kernels --max-log 22    # smaller sizes, seconds instead of a minute\n\nNeeds an NVIDIA GPU; medians of timed runs after warm-up, CUDA events."
     )]
     Kernels(KernelArgs),
+    /// GPU NTT: forward transforms and the H pipeline, median ms next to the floors.
+    #[command(
+        after_help = "Examples:\n  filsnark bench ntt --log 20 --log 24 --log 27\n  filsnark bench ntt --log 24 --once   # one forward transform, for a profiler (ncu)\n\nNeeds an NVIDIA GPU; random data already on the device."
+    )]
+    Ntt(NttArgs),
+    /// GPU MSM: dense G1/G2 MSMs or the batch addition, median ms; `--window` sweeps the window.
+    #[command(
+        after_help = "Examples:\n  filsnark bench msm --log 20 --log 24 --log 26\n  filsnark bench msm --g2 --log 24\n  filsnark bench msm --log 26 --window 20 --window 21 --window 23   # windows around the cost model's 22\n  filsnark bench msm --batch --log 27\n\nFILSNARK_MSM_* tune the MSM (docs/tuning.md). Needs an NVIDIA GPU; points and scalars already on the device."
+    )]
+    Msm(MsmArgs),
+    /// GPU params setup: generator multiples per second, host to host, and the 32GiB projection.
+    #[command(name = "setup-points", after_help = "Example:\n  filsnark bench setup-points\n\nNeeds an NVIDIA GPU.")]
+    SetupPoints(SetupPointsArgs),
     /// CPU kernels: the H polynomial and the G1 MSM on AVX-512 IFMA and on blst, with the ratio.
     #[command(
         after_help = "Example:\n  filsnark bench cpu            # 2^22, the size of the 2KiB PoRep's H and H MSM (minutes)\n  filsnark bench cpu --log 16   # seconds\n\nRandom inputs; both paths must give the same values (else an error). FILSNARK_CPU_AVX512=0 turns the\nAVX-512 path off everywhere."
     )]
     Cpu(CpuArgs),
+    /// One PoRep partition's host stage both ways: the native witness and the compiled constraints'
+    /// evaluation against the crates' gadget synthesis, wall time and core-seconds, checked equal.
+    #[command(
+        after_help = "Examples:\n  filsnark bench witness                         # the built-in 2KiB sample\n  filsnark bench witness --c1 c1-32gib.json --partition 9\n  filsnark bench witness --c1 c1-32gib.json --skip-gadgets   # the native path only\n\nA 32GiB partition's assignment takes ~17 GB of host memory, twice that with the gadget comparison.\nThe shape's compiled constraints are loaded (or compiled and cached) before the clocks start."
+    )]
+    Witness(WitnessBenchArgs),
+}
+
+#[derive(Args)]
+pub struct WitnessBenchArgs {
+    /// c1.json input [default: the built-in 2KiB sample]
+    #[arg(long)]
+    c1: Option<PathBuf>,
+    #[command(flatten)]
+    id: IdentityArgs,
+    /// Which partition
+    #[arg(long, default_value_t = 0)]
+    partition: usize,
+    /// Time only the native path (no gadget synthesis, no comparison)
+    #[arg(long)]
+    skip_gadgets: bool,
 }
 
 #[derive(Args)]
@@ -68,6 +103,39 @@ pub struct KernelArgs {
     /// Only the prover-kernel rows whose name contains this, e.g. "G1 MSM 2^26" (no throughput table)
     #[arg(long, conflicts_with = "arith_only")]
     only: Option<String>,
+}
+
+#[derive(Args)]
+pub struct NttArgs {
+    /// Sizes, 2^k elements (repeat) [default: 20, 24, 27]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=27))]
+    log: Vec<u32>,
+    /// One forward transform of each size and no timing (for a profiler)
+    #[arg(long)]
+    once: bool,
+}
+
+#[derive(Args)]
+pub struct MsmArgs {
+    /// Sizes, 2^k points (repeat) [default: 20, 24, 26]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(10..=27))]
+    log: Vec<u32>,
+    /// G2 instead of G1
+    #[arg(long, conflicts_with = "batch")]
+    g2: bool,
+    /// The G1 batch addition (half the points selected) instead of a dense MSM
+    #[arg(long)]
+    batch: bool,
+    /// Window bits to force, one run per value (repeat) [default: the cost model's]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(4..=24), conflicts_with = "batch")]
+    window: Vec<u32>,
+}
+
+#[derive(Args)]
+pub struct SetupPointsArgs {
+    /// Chunks of 2^22 G1 points to time (G2: a quarter as many points)
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
+    chunks: u64,
 }
 
 /// Where a bench's report goes and what it keeps: shared by every kind.
@@ -146,11 +214,24 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
         BenchCmd::Snap(a) => return bench_job(ProofKind::Snap, &a),
         BenchCmd::Kernels(k) => {
             if k.only.is_none() {
-                println!("{}", filsnark::gpu::bench::kernels()?);
+                println!("{}", bench::kernels::kernels()?);
             }
             if !k.arith_only {
-                println!("{}", filsnark::gpu::bench::prover_kernels(k.max_log, k.only.as_deref())?);
+                println!("{}", bench::stages::prover_kernels(k.max_log, k.only.as_deref())?);
             }
+            return Ok(());
+        }
+        BenchCmd::Witness(w) => {
+            let c1 = load_c1(w.c1.as_deref())?;
+            let sector = w.id.sector(&c1)?;
+            let times = bench::witness::run(&c1, &sector, w.partition, !w.skip_gadgets)?;
+            print!("{}", bench::witness::table(&times));
+            return Ok(());
+        }
+        BenchCmd::Ntt(a) => return ntt(a),
+        BenchCmd::Msm(a) => return msm(a),
+        BenchCmd::SetupPoints(a) => {
+            println!("{}", bench::stages::setup_points(a.chunks as usize)?);
             return Ok(());
         }
         BenchCmd::Cpu(c) => {
@@ -215,6 +296,51 @@ fn run_and_report(loaded: &[Input], opts: &BenchOptions, args: &ReportArgs) -> R
     }
     if let Some(p) = &args.timeline {
         println!("timeline: {}", p.display());
+    }
+    Ok(())
+}
+
+fn ntt(a: NttArgs) -> Result<()> {
+    use filsnark::bench::stages::{h_ms, ntt_ms, ntt_once};
+    let gpu = filsnark::gpu::Gpu::open(0)?;
+    let ntt = filsnark::gpu::ntt::Ntt::new(&gpu)?;
+    let logs = if a.log.is_empty() { vec![20, 24, 27] } else { a.log };
+    println!("NTT on {} (median ms; floors scaled from 30 ms forward and 250 ms H at 2^27)", gpu.ctx.device.name()?);
+    for k in logs {
+        if a.once {
+            ntt_once(&gpu, &ntt, k)?;
+            println!("NTT 2^{k}: one forward transform");
+            continue;
+        }
+        let scale = (k as f64 / 27.0) * (1u64 << k) as f64 / (1u64 << 27) as f64;
+        println!("NTT 2^{k} forward: {:.2} ms (floor ~{:.1})", ntt_ms(&gpu, &ntt, k)?, 30.0 * scale);
+        println!("H pipeline 2^{k}: {:.2} ms (floor ~{:.1})", h_ms(&gpu, &ntt, k)?, 250.0 * scale);
+    }
+    Ok(())
+}
+
+fn msm(a: MsmArgs) -> Result<()> {
+    use filsnark::bench::stages::{msm_ms, MsmKind};
+    use filsnark::gpu::msm::{Msm, MsmTuning};
+    let gpu = filsnark::gpu::Gpu::open(0)?;
+    let tuning = MsmTuning::from_env().map_err(anyhow::Error::msg)?;
+    let kind = if a.batch {
+        MsmKind::BatchAdd
+    } else if a.g2 {
+        MsmKind::G2
+    } else {
+        MsmKind::G1
+    };
+    let logs = if a.log.is_empty() { vec![20, 24, 26] } else { a.log };
+    let windows: Vec<Option<u32>> =
+        if a.window.is_empty() { vec![tuning.window] } else { a.window.into_iter().map(Some).collect() };
+    println!("{kind:?} MSM on {} (median ms)", gpu.ctx.device.name()?);
+    for w in windows {
+        let msm = Msm::with_tuning(&gpu, MsmTuning { window: w, ..tuning })?;
+        for &k in &logs {
+            let label = w.map(|c| format!(", window {c}")).unwrap_or_default();
+            println!("2^{k}{label}: {:.2} ms", msm_ms(&gpu, &msm, kind, k)?);
+        }
     }
     Ok(())
 }

@@ -17,7 +17,7 @@ use super::curve::{Curve, G1, G2, P1, P2};
 use super::field::MontField;
 use super::scalar::scalar_bytes;
 
-/// Bits per window (the GPU kernels of module "fixed_base" assume the same table layout).
+/// Bits per window (the GPU kernels of module "generator_mul" assume the same table layout).
 pub const WBITS: usize = 16;
 /// Windows per scalar.
 pub const NWIN: usize = 256 / WBITS;

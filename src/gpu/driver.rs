@@ -16,10 +16,9 @@
 use cudarc::driver::sys;
 use std::ffi::{c_void, CStr, CString};
 use std::fmt;
-use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
-pub use super::memory::{DeviceBuffer, HostRegistration, PinnedBuffer, Pod};
+pub use super::memory::{DeviceBuffer, DeviceSlice, PinnedBuffer, Pod};
 
 /// The one error type of the GPU backend.
 #[derive(Debug, Clone)]
@@ -111,6 +110,7 @@ fn err_strings(r: sys::CUresult) -> (String, String) {
             format!("{r:?}")
         }
     };
+    // SAFETY: as above.
     let desc = unsafe {
         p = std::ptr::null();
         if sys::cuGetErrorString(r, &mut p) == sys::CUresult::CUDA_SUCCESS && !p.is_null() {
@@ -387,14 +387,10 @@ impl Module {
         Ok(Module { module, name: name.to_string(), info_log: log_string(&info), load_ms, ctx: ctx.clone() })
     }
 
-    pub fn function(&self, name: &str) -> Result<Function<'_>> {
-        self.ctx.bind()?;
-        let cname = CString::new(name).map_err(|_| GpuError::Invalid("kernel name".into()))?;
-        let mut f = std::ptr::null_mut();
-        // SAFETY: valid module, NUL-terminated name, valid out-pointer.
-        check(unsafe { sys::cuModuleGetFunction(&mut f, self.module, cname.as_ptr()) }, "cuModuleGetFunction")
-            .map_err(|e| e.with_kernel(&format!("{}::{}", self.name, name)))?;
-        Ok(Function { f, name: name.to_string(), _m: PhantomData })
+    /// The kernel `name` of this module. The handle is valid while the module is loaded: the
+    /// generated module structs own both (see `gpu::kernels`).
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        Kernel::get(self, name)
     }
 
     pub fn context(&self) -> &Arc<Context> {
@@ -412,14 +408,34 @@ impl Drop for Module {
     }
 }
 
-/// A kernel of a loaded module.
-pub struct Function<'m> {
+/// A kernel of a loaded module: attribute queries, and the one launch primitive under the
+/// generated launchers.
+pub struct Kernel {
     f: sys::CUfunction,
-    pub name: String,
-    _m: PhantomData<&'m Module>,
+    name: Box<str>,
 }
 
-impl Function<'_> {
+// SAFETY: a function handle is context-global data of the driver; launches bind the stream's
+// context first.
+unsafe impl Send for Kernel {}
+unsafe impl Sync for Kernel {}
+
+impl Kernel {
+    /// Resolves kernel `name` of `module`.
+    pub fn get(module: &Module, name: &str) -> Result<Kernel> {
+        module.ctx.bind()?;
+        let cname = CString::new(name).map_err(|_| GpuError::Invalid("kernel name".into()))?;
+        let mut f = std::ptr::null_mut();
+        // SAFETY: valid module, NUL-terminated name, valid out-pointer.
+        check(unsafe { sys::cuModuleGetFunction(&mut f, module.module, cname.as_ptr()) }, "cuModuleGetFunction")
+            .map_err(|e| e.with_kernel(&format!("{}::{}", module.name, name)))?;
+        Ok(Kernel { f, name: name.into() })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     pub fn attribute(&self, a: sys::CUfunction_attribute) -> Result<i32> {
         let mut v = 0;
         // SAFETY: valid function handle and out-pointer.
@@ -439,31 +455,32 @@ impl Function<'_> {
         self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
     }
 
+    /// Blocks of `block` threads (and `shared` bytes of dynamic shared memory) one SM holds at once.
+    pub fn max_active_blocks_per_sm(&self, block: u32, shared: u32) -> Result<i32> {
+        let mut blocks = 0;
+        // SAFETY: valid function handle and out-pointer; the query reads nothing else.
+        check(
+            unsafe {
+                sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, self.f, block as i32, shared as usize)
+            },
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+        )
+        .map_err(|e| e.with_kernel(&self.name))?;
+        Ok(blocks)
+    }
+
     /// Launches the kernel on `stream`.
     ///
     /// # Safety
-    /// `args` must match the kernel's parameter list in number, order and
-    /// size, and every device pointer passed must stay valid, and be large
-    /// enough for what the kernel reads and writes, until the launch completes.
-    pub unsafe fn launch(&self, stream: &Stream, grid: u32, block: u32, args: &[KernelArg]) -> Result<()> {
-        self.launch_ex(stream, (grid, 1), block, 0, args)
-    }
-
-    /// Launches on a 2-D grid `(x, y)` of 1-D blocks with `shared` bytes of dynamic shared
-    /// memory (above 48 KiB the kernel must first be allowed it with [`Function::set_max_shared`]).
-    ///
-    /// # Safety
-    /// As [`Function::launch`].
-    pub unsafe fn launch_ex(
-        &self,
-        stream: &Stream,
-        grid: (u32, u32),
-        block: u32,
-        shared: u32,
-        args: &[KernelArg],
-    ) -> Result<()> {
+    /// `args` match the kernel's `.entry` parameters in number, order and width; every device
+    /// address among them stays allocated, and is large enough for everything the kernel reads
+    /// and writes through it with these arguments and this geometry, until `stream` has passed
+    /// the launch. The generated launchers (`gpu::kernels`) check this against each kernel's
+    /// contract before they call here.
+    pub unsafe fn launch(&self, stream: &Stream, geometry: Geometry, args: &[Arg]) -> Result<()> {
         stream.ctx.bind()?;
-        let mut ptrs: Vec<*mut c_void> = args.iter().map(|a| a.as_ptr()).collect();
+        let mut ptrs: Vec<*mut c_void> = args.iter().map(Arg::as_ptr).collect();
+        let Geometry { grid, block, shared } = geometry;
         check(
             sys::cuLaunchKernel(
                 self.f,
@@ -482,36 +499,47 @@ impl Function<'_> {
         )
         .map_err(|e| e.with_kernel(&self.name))
     }
+}
 
-    /// Allows launches with up to `bytes` of dynamic shared memory (needed above 48 KiB).
-    pub fn set_max_shared(&self, bytes: u32) -> Result<()> {
-        // SAFETY: valid function handle; the attribute takes a byte count.
-        check(
-            unsafe {
-                sys::cuFuncSetAttribute(
-                    self.f,
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    bytes as i32,
-                )
-            },
-            "cuFuncSetAttribute",
-        )
-        .map_err(|e| e.with_kernel(&self.name))
+/// The geometry of one launch: a 2-D grid of 1-D blocks and the dynamic shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub grid: (u32, u32),
+    pub block: u32,
+    pub shared: u32,
+}
+
+impl Geometry {
+    /// A geometry from the values a launcher computed (wide, so that nothing wrapped): every
+    /// dimension in 1..=u32::MAX, the shared bytes below 2^32.
+    pub fn new(kernel: &str, grid_x: u128, grid_y: u128, block: u128, shared: u128) -> Result<Geometry> {
+        let dim = |what: &str, v: u128, min: u128| {
+            if v < min || v > u128::from(u32::MAX) {
+                return Err(GpuError::Invalid(format!("kernel {kernel}: {what} {v} out of range")));
+            }
+            Ok(v as u32)
+        };
+        Ok(Geometry {
+            grid: (dim("grid x", grid_x, 1)?, dim("grid y", grid_y, 1)?),
+            block: dim("block", block, 1)?,
+            shared: dim("shared memory", shared, 0)?,
+        })
     }
 }
 
-/// One kernel argument, held by value until the launch call returns.
-#[derive(Clone, Copy)]
-pub enum KernelArg {
-    U32(u32),
+/// One kernel argument, held by value until the launch call returns: a device address (`.u64`
+/// parameter) or a `.u32` scalar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
     U64(u64),
+    U32(u32),
 }
 
-impl KernelArg {
+impl Arg {
     fn as_ptr(&self) -> *mut c_void {
         match self {
-            KernelArg::U32(v) => v as *const u32 as *mut c_void,
-            KernelArg::U64(v) => v as *const u64 as *mut c_void,
+            Arg::U64(v) => v as *const u64 as *mut c_void,
+            Arg::U32(v) => v as *const u32 as *mut c_void,
         }
     }
 }
@@ -588,15 +616,36 @@ pub struct Event {
     ctx: Arc<Context>,
 }
 
+// SAFETY: an event handle may be recorded and waited for from any thread; every method binds the
+// context first.
 unsafe impl Send for Event {}
 
 impl Event {
     pub fn new(ctx: &Arc<Context>) -> Result<Event> {
+        Self::with_flags(ctx, sys::CUevent_flags::CU_EVENT_DEFAULT as u32)
+    }
+
+    /// An event without timing (cheaper to record and wait for): completion only.
+    pub fn untimed(ctx: &Arc<Context>) -> Result<Event> {
+        Self::with_flags(ctx, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32)
+    }
+
+    fn with_flags(ctx: &Arc<Context>, flags: u32) -> Result<Event> {
         ctx.bind()?;
         let mut e = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
-        check(unsafe { sys::cuEventCreate(&mut e, sys::CUevent_flags::CU_EVENT_DEFAULT as u32) }, "cuEventCreate")?;
+        check(unsafe { sys::cuEventCreate(&mut e, flags) }, "cuEventCreate")?;
         Ok(Event { e, ctx: ctx.clone() })
+    }
+
+    /// Whether the work before the event's last record has completed (without waiting).
+    pub fn done(&self) -> Result<bool> {
+        // SAFETY: valid event.
+        let r = unsafe { sys::cuEventQuery(self.e) };
+        if r == sys::CUresult::CUDA_ERROR_NOT_READY {
+            return Ok(false);
+        }
+        check(r, "cuEventQuery").map(|()| true)
     }
     pub fn record(&self, stream: &Stream) -> Result<()> {
         self.ctx.bind()?;
@@ -624,12 +673,5 @@ impl Drop for Event {
             let _ = self.ctx.bind();
             sys::cuEventDestroy_v2(self.e);
         }
-    }
-}
-
-impl Function<'_> {
-    /// The raw handle, for driver queries this wrapper does not cover.
-    pub fn raw(&self) -> sys::CUfunction {
-        self.f
     }
 }

@@ -57,7 +57,7 @@ fn report_inner(s: &mut String) -> driver::Result<()> {
                 let ks = kernel_names(text);
                 let _ = writeln!(s, "PTX module {name}: JIT ok in {:.0} ms, {} kernels ({desc})", m.load_ms, ks.len());
                 for k in ks {
-                    let f = m.function(&k)?;
+                    let f = m.kernel(&k)?;
                     let (regs, local) = (f.num_regs()?, f.local_bytes()?);
                     let flag = if local > 0 { "  <-- local memory (spills)" } else { "" };
                     let _ = writeln!(s, "    {k:<24} {regs:>3} registers, {local:>4} B local{flag}");

@@ -1,13 +1,23 @@
 //! Device and host memory of the driver layer: stream-ordered device buffers
-//! ([`DeviceBuffer`], whole or by element offset), page-locked host buffers
-//! ([`PinnedBuffer`]) and page-locked registrations of existing host memory
-//! ([`HostRegistration`]). Each owns its allocation and frees it on drop.
+//! ([`DeviceBuffer`]) and the slices of them that kernels take ([`DeviceSlice`]), and
+//! page-locked host buffers ([`PinnedBuffer`]) for asynchronous copies. Each owns its
+//! allocation and frees it on drop.
+//!
+//! Two rules make every operation here safe to call:
+//! - A device buffer is freed in stream order on its own stream, after the work of every other
+//!   stream that used it: a launch or copy on another stream records that stream in the
+//!   buffer, and the drop makes its own stream wait for each of them first.
+//! - An asynchronous copy to or from a pinned buffer records an event for the range it
+//!   touches; the host reaches that range only through [`PinnedBuffer::host`] and
+//!   [`PinnedBuffer::host_mut`], which wait for the copies in flight on it first, and the drop
+//!   waits for all of them.
 use cudarc::driver::sys;
 use std::ffi::c_void;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::ops::{Bound, Range, RangeBounds};
+use std::sync::{Arc, Mutex};
 
-use super::driver::{check, Context, GpuError, KernelArg, Result, Stream};
+use super::driver::{check, Arg, Context, Event, GpuError, Result, Stream};
 
 /// Marker for plain-old-data element types that may be copied to and from
 /// the device byte for byte.
@@ -15,21 +25,83 @@ use super::driver::{check, Context, GpuError, KernelArg, Result, Stream};
 /// # Safety
 /// Implementors must have no padding, no pointers and accept any bit pattern.
 pub unsafe trait Pod: Copy + Send + Sync + 'static {}
+// SAFETY: integers: no padding, every bit pattern valid.
 unsafe impl Pod for u8 {}
+// SAFETY: as above.
 unsafe impl Pod for u32 {}
+// SAFETY: as above.
 unsafe impl Pod for u64 {}
-// Four u64 limbs (`repr(transparent)` over blst_fr), no padding or pointers; a bit pattern that is
-// not a reduced field element is still plain data (the buffers that hold scalars are zero-filled
-// or written by the host or the kernels before anything reads them as field elements).
+// SAFETY: four u64 limbs (`repr(transparent)` over blst_fr), no padding or pointers; a bit pattern
+// that is not a reduced field element is still plain data (the buffers that hold scalars are
+// zero-filled or written by the host or the kernels before anything reads them as field elements).
 unsafe impl Pod for blstrs::Scalar {}
 
 /// Device memory from the stream-ordered allocator (`cuMemAllocAsync`),
-/// freed on drop with `cuMemFreeAsync` on the same stream.
+/// freed on drop with `cuMemFreeAsync` on the same stream, after the other streams that used it.
 pub struct DeviceBuffer<T: Pod> {
     ptr: sys::CUdeviceptr,
     len: usize,
     stream: Arc<Stream>,
+    /// Streams other than `stream` that launched or copied with this buffer.
+    others: Mutex<Vec<Arc<Stream>>>,
     _t: PhantomData<T>,
+}
+
+/// Elements `offset..offset + len` of a device buffer, borrowed: what the kernel launchers take.
+pub struct DeviceSlice<'a, T: Pod> {
+    buf: &'a DeviceBuffer<T>,
+    offset: usize,
+    len: usize,
+}
+
+impl<T: Pod> Clone for DeviceSlice<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Pod> Copy for DeviceSlice<'_, T> {}
+
+impl<T: Pod> DeviceSlice<'_, T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The device address of the first element.
+    pub fn address(&self) -> u64 {
+        self.buf.ptr + (self.offset * std::mem::size_of::<T>()) as u64
+    }
+    /// The kernel argument (the address), noting that `stream` uses the buffer.
+    pub fn arg(&self, stream: &Arc<Stream>) -> Arg {
+        self.buf.used_on(stream);
+        Arg::U64(self.address())
+    }
+}
+
+impl Arg {
+    /// A null pointer for None (a buffer the kernel does not read with these arguments).
+    pub fn optional<T: Pod>(s: &Option<DeviceSlice<'_, T>>, stream: &Arc<Stream>) -> Arg {
+        s.as_ref().map_or(Arg::U64(0), |s| s.arg(stream))
+    }
+}
+
+/// `range` of a container of `len` elements, checked.
+fn bounds(range: impl RangeBounds<usize>, len: usize) -> Result<Range<usize>> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s + 1,
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e + 1,
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    if start > end || end > len {
+        return Err(GpuError::Invalid(format!("range {start}..{end} of {len} elements")));
+    }
+    Ok(start..end)
 }
 
 impl<T: Pod> DeviceBuffer<T> {
@@ -37,7 +109,10 @@ impl<T: Pod> DeviceBuffer<T> {
     /// written.
     pub fn alloc(stream: &Arc<Stream>, len: usize) -> Result<Self> {
         stream.ctx.bind()?;
-        let bytes = (len * std::mem::size_of::<T>()).max(1);
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| GpuError::Invalid(format!("{len} elements overflow")))?
+            .max(1);
         stream.ctx.ledger.reserve(bytes as u64)?;
         let mut ptr = 0;
         // SAFETY: valid out-pointer and stream.
@@ -45,7 +120,7 @@ impl<T: Pod> DeviceBuffer<T> {
             stream.ctx.ledger.release(bytes as u64);
             return Err(e);
         }
-        Ok(DeviceBuffer { ptr, len, stream: stream.clone(), _t: PhantomData })
+        Ok(DeviceBuffer { ptr, len, stream: stream.clone(), others: Mutex::new(Vec::new()), _t: PhantomData })
     }
 
     pub fn len(&self) -> usize {
@@ -57,41 +132,40 @@ impl<T: Pod> DeviceBuffer<T> {
     pub fn bytes(&self) -> usize {
         self.len * std::mem::size_of::<T>()
     }
-    /// The device address, for kernel arguments.
-    pub fn arg(&self) -> KernelArg {
-        KernelArg::U64(self.ptr)
+
+    /// The whole buffer as a slice.
+    pub fn view(&self) -> DeviceSlice<'_, T> {
+        DeviceSlice { buf: self, offset: 0, len: self.len }
     }
 
-    /// The device address of element `offset` (at most `len`), for kernels that work on a part.
-    pub fn arg_at(&self, offset: usize) -> Result<KernelArg> {
-        if offset > self.len {
-            return Err(GpuError::Invalid(format!("offset {offset} past a buffer of {}", self.len)));
-        }
-        Ok(KernelArg::U64(self.ptr + (offset * std::mem::size_of::<T>()) as u64))
+    /// Elements `range` as a slice.
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
+        let r = bounds(range, self.len)?;
+        Ok(DeviceSlice { buf: self, offset: r.start, len: r.len() })
     }
 
-    /// Stream-ordered copy of `src` into elements `offset..offset + src.len()`.
-    ///
-    /// # Safety
-    /// As [`DeviceBuffer::copy_from_host_async`].
-    pub unsafe fn copy_from_host_at_async(&mut self, offset: usize, src: &[T]) -> Result<()> {
-        if offset + src.len() > self.len {
-            return Err(GpuError::Invalid(format!(
-                "copy of {} elements at {offset} into a buffer of {}",
-                src.len(),
-                self.len
-            )));
+    /// The stream this buffer is ordered on.
+    pub fn stream(&self) -> &Arc<Stream> {
+        &self.stream
+    }
+
+    /// Notes that `stream` has work with this buffer, so that the free waits for it.
+    fn used_on(&self, stream: &Arc<Stream>) {
+        if Arc::ptr_eq(stream, &self.stream) {
+            return;
         }
-        self.stream.ctx.bind()?;
-        check(
-            sys::cuMemcpyHtoDAsync_v2(
-                self.ptr + (offset * std::mem::size_of::<T>()) as u64,
-                src.as_ptr() as *const c_void,
-                std::mem::size_of_val(src),
-                self.stream.s,
-            ),
-            "cuMemcpyHtoDAsync",
-        )
+        let mut others = self.others.lock().unwrap_or_else(|e| e.into_inner());
+        if !others.iter().any(|s| Arc::ptr_eq(s, stream)) {
+            others.push(stream.clone());
+        }
+    }
+
+    fn byte_range(&self, offset: usize, len: usize, what: &str) -> Result<(u64, usize)> {
+        if offset.checked_add(len).is_none_or(|end| end > self.len) {
+            return Err(GpuError::Invalid(format!("{what} of {len} elements at {offset} in a buffer of {}", self.len)));
+        }
+        let size = std::mem::size_of::<T>();
+        Ok((self.ptr + (offset * size) as u64, len * size))
     }
 
     /// Stream-ordered copy of `len` elements from `src[src_offset..]` to `self[offset..]`.
@@ -102,28 +176,13 @@ impl<T: Pod> DeviceBuffer<T> {
         src_offset: usize,
         len: usize,
     ) -> Result<()> {
-        if offset + len > self.len || src_offset + len > src.len {
-            return Err(GpuError::Invalid(format!("device copy of {len} elements out of range")));
-        }
-        let sz = std::mem::size_of::<T>();
+        let (dst, bytes) = self.byte_range(offset, len, "device copy")?;
+        let (from, _) = src.byte_range(src_offset, len, "device copy")?;
+        src.used_on(&self.stream);
         self.stream.ctx.bind()?;
-        // SAFETY: both ranges are inside live allocations, checked above; stream-ordered.
-        check(
-            unsafe {
-                sys::cuMemcpyDtoDAsync_v2(
-                    self.ptr + (offset * sz) as u64,
-                    src.ptr + (src_offset * sz) as u64,
-                    len * sz,
-                    self.stream.s,
-                )
-            },
-            "cuMemcpyDtoDAsync",
-        )
-    }
-
-    /// The stream this buffer is ordered on.
-    pub fn stream(&self) -> &Arc<Stream> {
-        &self.stream
+        // SAFETY: both ranges are inside live allocations (checked above); stream-ordered, and
+        // `src` now waits for this stream before its free.
+        check(unsafe { sys::cuMemcpyDtoDAsync_v2(dst, from, bytes, self.stream.s) }, "cuMemcpyDtoDAsync")
     }
 
     /// Fills every byte with `v` (stream-ordered). Used to poison outputs.
@@ -133,23 +192,23 @@ impl<T: Pod> DeviceBuffer<T> {
 
     /// Fills elements `offset..offset + len` with bytes `v` (stream-ordered).
     pub fn fill_bytes_at(&mut self, offset: usize, len: usize, v: u8) -> Result<()> {
-        if offset + len > self.len {
-            return Err(GpuError::Invalid(format!("fill of {len} elements at {offset} in a buffer of {}", self.len)));
-        }
+        let (dst, bytes) = self.byte_range(offset, len, "fill")?;
         self.stream.ctx.bind()?;
-        let size = std::mem::size_of::<T>();
-        // SAFETY: the range is inside our allocation.
-        check(
-            unsafe { sys::cuMemsetD8Async(self.ptr + (offset * size) as u64, v, len * size, self.stream.s) },
-            "cuMemsetD8Async",
-        )
+        // SAFETY: the range is inside our allocation (checked above).
+        check(unsafe { sys::cuMemsetD8Async(dst, v, bytes, self.stream.s) }, "cuMemsetD8Async")
     }
 
-    /// Copies `src` into the buffer and waits for the copy (pageable or
-    /// pinned source).
+    /// Copies `src` into the buffer's first `src.len()` elements and waits for the copy (any
+    /// host memory: the copy is complete when this returns).
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
-        // SAFETY: we synchronize before `src` can go away.
-        unsafe { self.copy_from_host_async(src)? };
+        let (dst, bytes) = self.byte_range(0, src.len(), "copy")?;
+        self.stream.ctx.bind()?;
+        // SAFETY: the device range is inside our allocation; `src` is borrowed until the stream
+        // has passed the copy (synchronized below).
+        check(
+            unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr() as *const c_void, bytes, self.stream.s) },
+            "cuMemcpyHtoDAsync",
+        )?;
         self.stream.synchronize()
     }
 
@@ -160,173 +219,212 @@ impl<T: Pod> DeviceBuffer<T> {
 
     /// Copies elements `offset..offset + dst.len()` into `dst` and waits for the copy.
     pub fn copy_to_host_at(&self, offset: usize, dst: &mut [T]) -> Result<()> {
-        // SAFETY: we synchronize before `dst` can go away.
-        unsafe { self.copy_to_host_on(&self.stream, offset, dst)? };
+        let (from, bytes) = self.byte_range(offset, dst.len(), "copy")?;
+        self.stream.ctx.bind()?;
+        // SAFETY: the device range is inside our allocation; `dst` is borrowed mutably until the
+        // stream has passed the copy (synchronized below).
+        check(
+            unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr() as *mut c_void, from, bytes, self.stream.s) },
+            "cuMemcpyDtoHAsync",
+        )?;
         self.stream.synchronize()
     }
 
-    /// Stream-ordered host-to-device copy.
-    ///
-    /// # Safety
-    /// `src` must stay alive and unmodified until the stream has passed the
-    /// copy; for an asynchronous copy it should be pinned ([`PinnedBuffer`]
-    /// or [`HostRegistration`]).
-    pub unsafe fn copy_from_host_async(&mut self, src: &[T]) -> Result<()> {
-        if src.len() > self.len {
-            return Err(GpuError::Invalid(format!("copy of {} elements into a buffer of {}", src.len(), self.len)));
-        }
-        self.stream.ctx.bind()?;
-        check(
-            sys::cuMemcpyHtoDAsync_v2(
-                self.ptr,
-                src.as_ptr() as *const c_void,
-                std::mem::size_of_val(src),
-                self.stream.s,
-            ),
-            "cuMemcpyHtoDAsync",
-        )
-    }
-
-    /// Device-to-host copy of elements `offset..offset + dst.len()`, ordered on `stream` rather
-    /// than the buffer's own (for work split over two streams).
-    ///
-    /// # Safety
-    /// `dst` must stay alive and untouched until `stream` has passed the copy (pinned, for the
-    /// copy to be asynchronous), and `stream` must be ordered after the buffer's allocation.
-    pub unsafe fn copy_to_host_on(&self, stream: &Stream, offset: usize, dst: &mut [T]) -> Result<()> {
-        if offset + dst.len() > self.len {
+    /// Stream-ordered copy of `src[range]` (pinned; elements of any plain type, a whole number
+    /// of this buffer's elements in bytes) into this buffer from element `at` on. The host
+    /// cannot write that range of `src` until the copy is done ([`PinnedBuffer::host_mut`]
+    /// waits for it).
+    pub fn upload<U: Pod>(&mut self, at: usize, src: &PinnedBuffer<U>, range: Range<usize>) -> Result<()> {
+        let r = bounds(range, src.len)?;
+        let src_bytes = r.len() * std::mem::size_of::<U>();
+        if !src_bytes.is_multiple_of(std::mem::size_of::<T>()) {
             return Err(GpuError::Invalid(format!(
-                "copy of {} elements at {offset} from a buffer of {}",
-                dst.len(),
-                self.len
+                "upload of {src_bytes} bytes into elements of {}",
+                std::mem::size_of::<T>()
             )));
         }
+        let (dst, bytes) = self.byte_range(at, src_bytes / std::mem::size_of::<T>(), "upload")?;
         self.stream.ctx.bind()?;
+        // SAFETY: the device range is inside our allocation; the host range is inside the pinned
+        // allocation, which is neither written nor freed before the event recorded next has
+        // completed (PinnedBuffer::host_mut and the drop wait for it).
         check(
-            sys::cuMemcpyDtoHAsync_v2(
-                dst.as_mut_ptr() as *mut c_void,
-                self.ptr + (offset * std::mem::size_of::<T>()) as u64,
-                std::mem::size_of_val(dst),
-                stream.s,
-            ),
-            "cuMemcpyDtoHAsync",
-        )
+            unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.ptr.add(r.start) as *const c_void, bytes, self.stream.s) },
+            "cuMemcpyHtoDAsync",
+        )?;
+        src.pending(r, &self.stream)
     }
 
-    /// Stream-ordered device-to-host copy.
-    ///
-    /// # Safety
-    /// `dst` must stay alive and untouched until the stream has passed the copy.
-    pub unsafe fn copy_to_host_async(&self, dst: &mut [T]) -> Result<()> {
-        self.copy_to_host_on(&self.stream, 0, dst)
+    /// Copy of `len` elements from `offset` into `dst[at..]` (pinned), ordered on `stream`
+    /// (this buffer's, or another one that is ordered after the buffer's writes). The host
+    /// reads the range through [`PinnedBuffer::host`], which waits for the copy.
+    pub fn download(
+        &self,
+        stream: &Arc<Stream>,
+        offset: usize,
+        dst: &mut PinnedBuffer<T>,
+        at: usize,
+        len: usize,
+    ) -> Result<()> {
+        let r = bounds(at..at.saturating_add(len), dst.len)?;
+        let (from, bytes) = self.byte_range(offset, len, "download")?;
+        self.used_on(stream);
+        stream.ctx.bind()?;
+        // SAFETY: the device range is inside our allocation, which waits for `stream` before its
+        // free; the host range is inside the pinned allocation, borrowed mutably here and read or
+        // freed only after the event recorded next has completed (host, host_mut, drop).
+        check(
+            unsafe { sys::cuMemcpyDtoHAsync_v2(dst.ptr.add(r.start) as *mut c_void, from, bytes, stream.s) },
+            "cuMemcpyDtoHAsync",
+        )?;
+        dst.pending(r, stream)
     }
 }
 
 impl<T: Pod> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        // SAFETY: allocated by cuMemAllocAsync on this stream, which the Arc keeps.
+        let _ = self.stream.ctx.bind();
+        let others = std::mem::take(self.others.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for s in others {
+            // the free below is ordered after `s`'s work so far; without an event, wait for it
+            let ordered = Event::untimed(&self.stream.ctx).and_then(|e| {
+                e.record(&s)?;
+                self.stream.wait(&e)
+            });
+            if ordered.is_err() {
+                let _ = s.synchronize();
+            }
+        }
+        // SAFETY: allocated by cuMemAllocAsync on this stream, which the Arc keeps; every other
+        // stream that used the buffer is waited for above.
         unsafe {
-            let _ = self.stream.ctx.bind();
             sys::cuMemFreeAsync(self.ptr, self.stream.s);
         }
         self.stream.ctx.ledger.release(self.bytes().max(1) as u64);
     }
 }
 
-/// Page-locked host memory from `cuMemHostAlloc` (portable), zero-filled.
+/// Page-locked host memory from `cuMemHostAlloc` (portable), zero-filled, for asynchronous
+/// copies ([`DeviceBuffer::upload`], [`DeviceBuffer::download`]).
 pub struct PinnedBuffer<T: Pod> {
     ptr: *mut T,
     len: usize,
     ctx: Arc<Context>,
+    /// The copies in flight: the element range each touches and the event after it.
+    copies: Mutex<Vec<(Range<usize>, Event)>>,
 }
 
+// SAFETY: the buffer owns its allocation; the host reaches it only through &self / &mut self
+// (host, host_mut), and the copy list is behind a mutex.
 unsafe impl<T: Pod> Send for PinnedBuffer<T> {}
+// SAFETY: as above.
 unsafe impl<T: Pod> Sync for PinnedBuffer<T> {}
 
 impl<T: Pod> PinnedBuffer<T> {
     pub fn new(ctx: &Arc<Context>, len: usize) -> Result<Self> {
         ctx.bind()?;
-        let bytes = (len * std::mem::size_of::<T>()).max(1);
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| GpuError::Invalid(format!("{len} elements overflow")))?
+            .max(1);
         let mut p = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
         check(unsafe { sys::cuMemHostAlloc(&mut p, bytes, sys::CU_MEMHOSTALLOC_PORTABLE) }, "cuMemHostAlloc")?;
         // SAFETY: fresh allocation of `bytes` bytes; zero is a valid T (Pod).
         unsafe { std::ptr::write_bytes(p as *mut u8, 0, bytes) };
-        Ok(PinnedBuffer { ptr: p as *mut T, len, ctx: ctx.clone() })
+        Ok(PinnedBuffer { ptr: p as *mut T, len, ctx: ctx.clone(), copies: Mutex::new(Vec::new()) })
     }
-}
 
-impl<T: Pod> std::ops::Deref for PinnedBuffer<T> {
-    type Target = [T];
-    fn deref(&self) -> &[T] {
-        // SAFETY: ptr/len describe our initialised allocation.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    pub fn len(&self) -> usize {
+        self.len
     }
-}
-impl<T: Pod> std::ops::DerefMut for PinnedBuffer<T> {
-    fn deref_mut(&mut self) -> &mut [T] {
-        // SAFETY: as above, and we hold &mut self.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Records a copy touching `range`, just enqueued on `stream`.
+    fn pending(&self, range: Range<usize>, stream: &Stream) -> Result<()> {
+        let e = Event::untimed(&self.ctx)?;
+        let recorded = e.record(stream);
+        let mut copies = self.copies.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(err) = recorded {
+            // no event: the copy must be over before the host may touch the buffer again
+            drop(copies);
+            let _ = stream.synchronize();
+            return Err(err);
+        }
+        copies.push((range, e));
+        Ok(())
+    }
+
+    /// Waits for the copies in flight that touch `range`, and forgets those and any finished one.
+    fn settle(&self, range: &Range<usize>) -> Result<()> {
+        let mut copies = self.copies.lock().unwrap_or_else(|e| e.into_inner());
+        let mut result = Ok(());
+        let mut left = Vec::new();
+        for (r, e) in copies.drain(..) {
+            if r.start < range.end && range.start < r.end {
+                if let Err(err) = e.synchronize() {
+                    result = result.and(Err(err));
+                    left.push((r, e));
+                }
+            } else if !matches!(e.done(), Ok(true)) {
+                left.push((r, e));
+            }
+        }
+        *copies = left;
+        result
+    }
+
+    /// Elements `range`, once every copy into or out of them has completed.
+    pub fn host(&self, range: impl RangeBounds<usize>) -> Result<&[T]> {
+        let r = bounds(range, self.len)?;
+        self.settle(&r)?;
+        // SAFETY: in bounds, initialised (zero-filled at allocation), and no copy writes these
+        // elements now: those in flight were waited for, and a new download needs &mut self.
+        Ok(unsafe { std::slice::from_raw_parts(self.ptr.add(r.start), r.len()) })
+    }
+
+    /// Elements `range` for writing, once every copy into or out of them has completed.
+    pub fn host_mut(&mut self, range: impl RangeBounds<usize>) -> Result<&mut [T]> {
+        let r = bounds(range, self.len)?;
+        self.settle(&r)?;
+        // SAFETY: in bounds and initialised; no copy reads or writes these elements now (those in
+        // flight were waited for, new ones need a borrow of self), and we hold &mut self.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr.add(r.start), r.len()) })
+    }
+
+    /// The first `len` elements of type U of the buffer for writing (a byte buffer filled as
+    /// scalars, say), once every copy into or out of those bytes has completed.
+    pub fn host_mut_as<U: Pod>(&mut self, len: usize) -> Result<&mut [U]> {
+        let bytes = len
+            .checked_mul(std::mem::size_of::<U>())
+            .filter(|&b| b <= self.len * std::mem::size_of::<T>())
+            .ok_or_else(|| GpuError::Invalid(format!("{len} elements past a pinned buffer of {}", self.len)))?;
+        if !(self.ptr as usize).is_multiple_of(std::mem::align_of::<U>()) {
+            return Err(GpuError::Invalid("pinned buffer not aligned for the element type".into()));
+        }
+        let r = 0..bytes.div_ceil(std::mem::size_of::<T>());
+        self.settle(&r)?;
+        // SAFETY: in bounds and aligned (checked above; pinned memory is page aligned),
+        // initialised, any bit pattern is a valid U (Pod), no copy touches these bytes now (waited
+        // for above, new ones need a borrow of self), and we hold &mut self for the slice's life.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut U, len) })
     }
 }
 
 impl<T: Pod> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
-        // SAFETY: allocated by cuMemHostAlloc.
+        let copies = std::mem::take(self.copies.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for (_, e) in &copies {
+            if e.synchronize().is_err() {
+                let _ = self.ctx.synchronize();
+            }
+        }
+        // SAFETY: allocated by cuMemHostAlloc; no copy is in flight (waited for above).
         unsafe {
             let _ = self.ctx.bind();
             sys::cuMemFreeHost(self.ptr as *mut c_void);
-        }
-    }
-}
-
-/// Page-locks an existing host buffer (`cuMemHostRegister`) for as long as
-/// this value lives; the buffer is reachable through it meanwhile.
-pub struct HostRegistration<'a, T: Pod> {
-    buf: &'a mut [T],
-    ctx: Arc<Context>,
-}
-
-impl<'a, T: Pod> HostRegistration<'a, T> {
-    pub fn new(ctx: &Arc<Context>, buf: &'a mut [T]) -> Result<Self> {
-        ctx.bind()?;
-        if !buf.is_empty() {
-            // SAFETY: the slice is valid for its length for the lifetime 'a.
-            check(
-                unsafe {
-                    sys::cuMemHostRegister_v2(
-                        buf.as_mut_ptr() as *mut c_void,
-                        std::mem::size_of_val(buf),
-                        sys::CU_MEMHOSTREGISTER_PORTABLE,
-                    )
-                },
-                "cuMemHostRegister",
-            )?;
-        }
-        Ok(HostRegistration { buf, ctx: ctx.clone() })
-    }
-}
-
-impl<T: Pod> std::ops::Deref for HostRegistration<'_, T> {
-    type Target = [T];
-    fn deref(&self) -> &[T] {
-        self.buf
-    }
-}
-impl<T: Pod> std::ops::DerefMut for HostRegistration<'_, T> {
-    fn deref_mut(&mut self) -> &mut [T] {
-        self.buf
-    }
-}
-
-impl<T: Pod> Drop for HostRegistration<'_, T> {
-    fn drop(&mut self) {
-        if !self.buf.is_empty() {
-            // SAFETY: registered in `new`.
-            unsafe {
-                let _ = self.ctx.bind();
-                sys::cuMemHostUnregister(self.buf.as_mut_ptr() as *mut c_void);
-            }
         }
     }
 }

@@ -2,27 +2,29 @@
 //!
 //! - [`driver`]   — safe wrapper over the CUDA driver API (cudarc, loaded at run
 //!   time): devices, contexts, PTX modules with JIT logs, streams, events,
-//!   stream-ordered device memory, pinned host memory, one error type.
-//! - [`memory`]   — device buffers, pinned host memory, host registrations.
+//!   the one launch primitive, one error type.
+//! - [`memory`]   — device buffers and slices, pinned host memory with tracked async copies.
+//! - [`kernels`]  — the kernel interface generated with the PTX (scripts/gen-ptx.py): one
+//!   typed, checked launcher per kernel, one struct per module, the shared constants.
 //! - [`ptx`]      — the PTX modules embedded at build time (build.rs composes
 //!   them from ptx/ following ptx/MODULES).
 //! - [`info`]     — the `filsnark info` report.
 //! - [`selftest`] — every field/curve kernel against blst on random inputs.
-//! - [`bench`]    — kernel throughput next to the measured ceilings.
 //! - [`srs`]      — .params point sections to the kernels' layout on the device.
 //! - [`layout`]   — host-side views of the kernels' data layout.
 //! - [`ntt`]      — NTT over Fr and the H polynomial pipeline.
 //! - [`msm`]      — Pippenger MSM over G1 and G2 with the 0/1 scalar split.
-//! - [`fixed_base`] — s·G of the generators to encoded points, for `params setup`.
+//! - [`generator_mul`] — s·G of the generators to encoded points, for `params setup`.
 //! - [`staging`]  — large host-to-device uploads through pinned, double-buffered staging.
+//! - [`prover`], [`backend`] — one partition proof on a device; the GPUs as a prover backend.
 //!
 //! Without a driver or a device every entry point returns
 //! [`GpuError::NoGpu`]; nothing panics, so callers fall back to the CPU.
 pub mod backend;
-pub mod bench;
 pub mod driver;
-pub mod fixed_base;
+pub mod generator_mul;
 pub mod info;
+pub mod kernels;
 pub mod layout;
 pub mod ledger;
 pub mod memory;
@@ -35,7 +37,9 @@ pub mod selftest;
 pub mod srs;
 pub mod staging;
 
-pub use driver::{Context, Device, DeviceBuffer, Event, GpuError, Module, PinnedBuffer, Result, Stream};
+pub use driver::{
+    Context, Device, DeviceBuffer, DeviceSlice, Event, GpuError, Module, PinnedBuffer, Pod, Result, Stream,
+};
 
 use std::sync::Arc;
 
@@ -44,7 +48,7 @@ pub struct Gpu {
     pub ctx: Arc<Context>,
     pub stream: Arc<Stream>,
     /// Pinned buffers for [`Gpu::upload_with`], made on first use.
-    staging: staging::StagingSlot,
+    staging: staging::UploadStagingSlot,
 }
 
 impl Gpu {

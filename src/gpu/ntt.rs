@@ -16,41 +16,33 @@
 //!   NTT with the shift g^-i/n gives h in natural order. Seven transforms, each three
 //!   passes at 2^27, and nothing else.
 //!
-//! Measured on the H200 (1980 MHz SM clock throughout, commit 878dcc4, four-blocks build):
+//! Measured on the H200 (1980 MHz SM clock throughout, four-blocks build):
 //! forward 2^24 4.08 ms, 2^27 35.0 ms (passes 13.9 + 11.7 + 9.4 ms, 86-90 % of the Fr-mul
 //! ceiling for the multiplications each pass does; floor ~30 ms); H pipeline 2^27 268 ms
 //! (floor ~250 ms).
-use super::driver::KernelArg;
-use super::{DeviceBuffer, Event, Gpu, GpuError, Module, Result};
+use super::kernels::ntt::{
+    BLOCK_ELEMENTS_LOG, FLAG_COMBINE, FLAG_FACTOR, FLAG_MODE_B, FLAG_SCALE, FLAG_TWO, MAX_RADIX_LOG, MAX_THREADS,
+    TWIDDLES,
+};
+use super::kernels::{NttKernels, NttPass, NttPassArgs};
+use super::{DeviceBuffer, DeviceSlice, Gpu, GpuError, Result};
 use crate::field::{powers, root_of_unity};
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
-use rand::SeedableRng;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// u32 words per Fr element.
 pub const WORDS: usize = 8;
-/// Largest radix of one pass (2^9: a 512-point DFT per column) and its twiddle table.
-const MAX_R: u32 = 9;
-/// Elements per block (128 threads × 8), as the kernels' launch bounds assume.
-const BLOCK_LOG: u32 = 10;
 /// Largest transform: index arithmetic is 32-bit (16-byte units of 2^L elements).
-pub const MAX_LOG_N: u32 = 30;
-
-// Flags of the pass kernels (scripts/ptxgen/ntt.py).
-const F_FACTOR: u32 = 1;
-const F_TWO: u32 = 2;
-const F_SCALE: u32 = 4;
-const F_MODE_B: u32 = 8;
-const F_COMBINE: u32 = 16;
+pub const MAX_LOG_N: u32 = super::kernels::ntt::MAX_LOG_N;
 
 pub use super::layout::scalar_words;
 
 /// Radix bits of each pass: ⌈L/9⌉ passes, the larger radices first.
 pub fn plan(log_n: u32) -> Vec<u32> {
-    let p = log_n.div_ceil(MAX_R).max(1);
+    let p = log_n.div_ceil(MAX_RADIX_LOG).max(1);
     (0..p).map(|i| log_n / p + u32::from(i < log_n % p)).collect()
 }
 
@@ -90,7 +82,7 @@ pub enum Occupancy {
 
 /// The NTT module, its radix twiddle tables and the per-size tables.
 pub struct Ntt {
-    module: Module,
+    kernels: NttKernels,
     occupancy: Occupancy,
     /// ω_512^j and ω_512^-j, j < 256.
     radix: [DeviceBuffer<u32>; 2],
@@ -106,19 +98,30 @@ impl Ntt {
 
     /// [`Ntt::new`] with a chosen build of the large-radix kernels.
     pub fn with_occupancy(gpu: &Gpu, occupancy: Occupancy) -> Result<Ntt> {
-        let module = gpu.load("ntt")?;
-        let w = root_of_unity(MAX_R);
-        let radix = [gpu.upload(scalar_words(&powers(w, 256)))?, gpu.upload(scalar_words(&powers(inv(w), 256)))?];
-        let ntt = Ntt { module, occupancy, radix, tables: Mutex::new(HashMap::new()) };
-        for r in 1..=MAX_R {
-            ntt.module.function(&ntt.kernel(r))?;
+        let kernels = NttKernels::load(gpu)?;
+        let w = root_of_unity(MAX_RADIX_LOG);
+        let n = TWIDDLES as usize;
+        let radix = [gpu.upload(scalar_words(&powers(w, n)))?, gpu.upload(scalar_words(&powers(inv(w), n)))?];
+        let ntt = Ntt { kernels, occupancy, radix, tables: Mutex::new(HashMap::new()) };
+        for r in 1..=MAX_RADIX_LOG {
+            ntt.pass(r)?;
         }
         Ok(ntt)
     }
 
-    fn kernel(&self, r: u32) -> String {
-        let four = self.occupancy == Occupancy::Four && (7..=9).contains(&r);
-        format!("ntt_r{r}{}", if four { "o" } else { "" })
+    /// The pass kernel of radix 2^r in the chosen build (the four-blocks build exists for the
+    /// large radices only; the others have one).
+    fn pass(&self, r: u32) -> Result<&NttPass> {
+        let passes = self.kernels.ntt_pass_kernels();
+        let four = passes.iter().find(|p| p.r() == r && p.blocks_per_sm() == 4);
+        let three = passes.iter().find(|p| p.r() == r && p.blocks_per_sm() == 3);
+        let pick = if self.occupancy == Occupancy::Four { four.or(three) } else { three };
+        pick.copied().ok_or_else(|| GpuError::Invalid(format!("no NTT pass kernel of radix 2^{r}")))
+    }
+
+    /// Builds the tables of 2^log_n elements now (they are otherwise built on first use).
+    pub fn prepare(&self, gpu: &Gpu, log_n: u32) -> Result<()> {
+        self.tables(gpu, log_n).map(drop)
     }
 
     fn tables(&self, gpu: &Gpu, log_n: u32) -> Result<Arc<Tables>> {
@@ -247,65 +250,56 @@ impl Ntt {
             let r = t.plan[p];
             let lg_k: u32 = t.plan[..p].iter().sum();
             let lg_g = lg_columns(t.log_n, r);
-            let mut flags = if lg_k < lg_g { F_MODE_B } else { 0 };
-            let (mut p1, mut p2) = (KernelArg::U64(0), KernelArg::U64(0));
-            let (mut pa, mut pb, mut pz) = (KernelArg::U64(0), KernelArg::U64(0), KernelArg::U64(0));
+            let mut flags = if lg_k < lg_g { FLAG_MODE_B } else { 0 };
+            let (mut p1, mut p2, mut combine): (Option<DeviceSlice<u32>>, _, _) = (None, None, None);
             if p + 1 < passes {
-                flags |= F_FACTOR;
-                p1 = t.hi[dir].arg();
+                flags |= FLAG_FACTOR;
+                p1 = Some(t.hi[dir].view());
                 if lg_k < t.plan[0] {
-                    flags |= F_TWO;
-                    p2 = t.lo[dir].arg();
+                    flags |= FLAG_TWO;
+                    p2 = Some(t.lo[dir].view());
                 }
             } else {
                 match last {
                     Last::Plain => {}
                     Last::Scale(s) => {
-                        flags |= F_FACTOR | F_TWO | F_SCALE;
-                        (p1, p2) = (s[0].arg(), s[1].arg());
+                        flags |= FLAG_FACTOR | FLAG_TWO | FLAG_SCALE;
+                        (p1, p2) = (Some(s[0].view()), Some(s[1].view()));
                     }
                     Last::Combine(a, b, z) => {
-                        flags |= F_COMBINE;
-                        (pa, pb, pz) = (a.arg(), b.arg(), z.arg());
+                        flags |= FLAG_COMBINE;
+                        combine = Some((a.view(), b.view(), z.view()));
                     }
                 }
             }
-            let et = 8u32.min(1 << r);
-            let grid = 1u32 << (t.log_n - r - lg_g);
-            let threads = 1u32 << (lg_g + r - et.trailing_zeros());
-            let shared = (32u32 << (lg_g + r)) + 64;
-            let args = [
-                data.arg(),
-                tmp.arg(),
-                self.radix[dir].arg(),
+            let args = NttPassArgs {
+                src: data.view(),
+                dst: tmp.view(),
+                tw: self.radix[dir].view(),
                 p1,
                 p2,
-                pa,
-                pb,
-                pz,
-                KernelArg::U32(t.log_n - r),
-                KernelArg::U32(lg_k),
-                KernelArg::U32(lg_g),
-                KernelArg::U32(t.plan[0]),
-                KernelArg::U32(flags),
-            ];
-            let f = self.module.function(&self.kernel(r))?;
-            // SAFETY: ntt_r{r}(src, dst, tw, p1, p2, pa, pb, pz, lg_s, lg_k, lg_g, lg_b, flags):
-            // src and dst hold 2^log_n elements (checked by the callers), tw 256, p1/p2 the
-            // tables of `t` for this log_n (their index ranges are those of build_tables), pa/pb
-            // 2^log_n and pz one element; the grid covers the 2^(log_n − r) columns in blocks of
-            // 2^lg_g with 2^(lg_g + r) elements of shared memory. All stay alive until the
-            // stream passes the launch (callers synchronize before dropping them).
-            unsafe { f.launch_ex(&gpu.stream, (grid, 1), threads, shared, &args)? };
+                pa: combine.map(|c| c.0),
+                pb: combine.map(|c| c.1),
+                pz: combine.map(|c| c.2),
+                lg_s: t.log_n - r,
+                lg_k,
+                lg_g,
+                lg_b: t.plan[0],
+                flags,
+            };
+            // the launcher derives the grid (2^(log_n − r − lg_g) blocks), the block and the
+            // shared memory from the arguments and checks every table's length
+            self.pass(r)?.launch(&gpu.stream, &args)?;
             std::mem::swap(data, tmp);
         }
         Ok(())
     }
 }
 
-/// log2 of the columns per block: 2^(lg_g + r) ≤ 1024 elements and at most 128 threads.
+/// log2 of the columns per block: 2^(lg_g + r) ≤ 1024 elements and at most 128 columns (a
+/// column has at least one thread).
 fn lg_columns(log_n: u32, r: u32) -> u32 {
-    (log_n - r).min(BLOCK_LOG.saturating_sub(r)).min(7)
+    (log_n - r).min(BLOCK_ELEMENTS_LOG.saturating_sub(r)).min(MAX_THREADS.trailing_zeros())
 }
 
 fn check_len(b: &DeviceBuffer<u32>, log_n: u32) -> Result<()> {
@@ -356,65 +350,4 @@ fn build_tables(gpu: &Gpu, log_n: u32) -> Result<Tables> {
         inv_one_pass: if passes == 1 { Some(scale(Scalar::ONE, n_inv)?) } else { None },
         plan,
     })
-}
-
-// ---------------------------------------------------------------------------
-// Benchmarks
-
-/// `count` random elements on the device: 2^16 random ones from the host, repeated.
-pub fn random_device(gpu: &Gpu, count: usize, seed: u64) -> Result<DeviceBuffer<u32>> {
-    let chunk = count.min(1 << 16);
-    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
-    let host: Vec<Scalar> = (0..chunk).map(|_| Scalar::random(&mut rng)).collect();
-    let src = gpu.upload(scalar_words(&host))?;
-    let mut d = gpu.alloc::<u32>(count * WORDS)?;
-    for start in (0..count).step_by(chunk) {
-        d.copy_from_device(start * WORDS, &src, 0, chunk * WORDS)?;
-    }
-    gpu.stream.synchronize()?;
-    Ok(d)
-}
-
-/// Median of `repeats` timings (ms, CUDA events) of `run` after one warm-up.
-fn median_ms(gpu: &Gpu, repeats: usize, mut run: impl FnMut() -> Result<()>) -> Result<f64> {
-    run()?;
-    gpu.stream.synchronize()?;
-    let mut ts = Vec::with_capacity(repeats);
-    for _ in 0..repeats {
-        let (e0, e1) = (Event::new(&gpu.ctx)?, Event::new(&gpu.ctx)?);
-        e0.record(&gpu.stream)?;
-        run()?;
-        e1.record(&gpu.stream)?;
-        ts.push(e0.elapsed_ms(&e1)? as f64);
-    }
-    ts.sort_by(|x, y| x.total_cmp(y));
-    Ok(ts[ts.len() / 2])
-}
-
-/// Median ms of a forward NTT of 2^log_n random elements already on the device.
-pub fn bench_ntt(gpu: &Gpu, log_n: u32) -> Result<f64> {
-    bench_ntt_with(gpu, &Ntt::new(gpu)?, log_n)
-}
-
-/// Median ms of the whole H pipeline at 2^log_n (inputs already on the device).
-pub fn bench_h(gpu: &Gpu, log_n: u32) -> Result<f64> {
-    bench_h_with(gpu, &Ntt::new(gpu)?, log_n)
-}
-
-/// [`bench_ntt`] with a given [`Ntt`].
-pub fn bench_ntt_with(gpu: &Gpu, ntt: &Ntt, log_n: u32) -> Result<f64> {
-    let n = 1usize << log_n;
-    let mut data = random_device(gpu, n, 1)?;
-    let mut tmp = gpu.alloc::<u32>(n * WORDS)?;
-    ntt.tables(gpu, log_n)?;
-    median_ms(gpu, 9, || ntt.ntt_with(gpu, &mut data, &mut tmp, log_n, false))
-}
-
-/// [`bench_h`] with a given [`Ntt`].
-pub fn bench_h_with(gpu: &Gpu, ntt: &Ntt, log_n: u32) -> Result<f64> {
-    let n = 1usize << log_n;
-    let (mut a, mut b, mut c) = (random_device(gpu, n, 2)?, random_device(gpu, n, 3)?, random_device(gpu, n, 4)?);
-    let mut tmp = gpu.alloc::<u32>(n * WORDS)?;
-    ntt.tables(gpu, log_n)?;
-    median_ms(gpu, 5, || ntt.h_poly_device(gpu, &mut a, &mut b, &mut c, &mut tmp, log_n))
 }

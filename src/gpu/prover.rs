@@ -15,12 +15,13 @@ use std::time::Instant;
 use anyhow::{Context as _, Result};
 use blstrs::Scalar;
 
+use super::kernels::SrsKernels;
 use super::layout::scalar_words;
-use super::msm::{Msm, Points};
+use super::msm::{Msm, MsmPoints, MsmTuning};
 use super::ntt::Ntt;
 use super::residency::{self, Residency, Section};
 use super::srs::ResidentSrs;
-use super::{DeviceBuffer, Gpu, GpuError, Module};
+use super::{DeviceBuffer, Gpu, GpuError};
 use crate::circuit::witness::QueryScalars;
 use crate::circuit::Assignment;
 use crate::groth16::prove::{assemble, shape_of, QueryResults};
@@ -36,7 +37,7 @@ pub struct GpuProver {
     gpu: Gpu,
     ntt: Ntt,
     msm: Msm,
-    srs_module: Module,
+    srs_kernels: SrsKernels,
     /// Usable device bytes (`--gpu-mem-cap`), None: all free memory.
     cap: Option<u64>,
     placement: Mutex<Placement>,
@@ -61,14 +62,16 @@ struct Placement {
 const STAGES: [&str; 6] = ["H", "H MSM", "L MSM", "A MSM", "B G1 MSM", "B G2 MSM"];
 
 impl GpuProver {
-    /// Opens device `ordinal` and JIT-loads the NTT, MSM and SRS modules.
+    /// Opens device `ordinal` and JIT-loads the NTT, MSM and SRS modules; the MSM's tuning
+    /// comes from the environment (`FILSNARK_MSM_*`, docs/tuning.md), read here once.
     pub fn open(ordinal: usize, cap: Option<u64>) -> super::Result<GpuProver> {
+        let tuning = MsmTuning::from_env().map_err(GpuError::Invalid)?;
         let gpu = Gpu::open(ordinal)?;
         let name = super::Device::get(ordinal)?.name()?;
         let ntt = Ntt::new(&gpu)?;
-        let msm = Msm::new(&gpu)?;
-        let srs_module = gpu.load("srs")?;
-        Ok(GpuProver { ordinal, name, gpu, ntt, msm, srs_module, cap, placement: Mutex::new(Placement::default()) })
+        let msm = Msm::with_tuning(&gpu, tuning)?;
+        let srs_kernels = SrsKernels::load(&gpu)?;
+        Ok(GpuProver { ordinal, name, gpu, ntt, msm, srs_kernels, cap, placement: Mutex::new(Placement::default()) })
     }
 
     /// "GPU 0 (NVIDIA H200)", for messages.
@@ -124,7 +127,7 @@ impl GpuProver {
         self.gpu.ctx.ledger.set_limit(Some(plan.limit()));
         if p.resident.is_none() && !plan.resident.is_empty() {
             let clock = Instant::now();
-            let r = ResidentSrs::load(&self.gpu, &self.srs_module, srs, &plan.resident)
+            let r = ResidentSrs::load(&self.gpu, &self.srs_kernels, srs, &plan.resident)
                 .with_context(|| format!("{}: converting the parameters to the device", self.label()))?;
             eprintln!(
                 "{}: memory plan: {} (converted in {:.2} s)",
@@ -206,8 +209,8 @@ impl GpuProver {
         let resident = p.plan.as_ref().map_or(0, |plan| plan.resident_bytes);
         let ledger = &self.gpu.ctx.ledger;
         let points = |kind: SectionKind| match p.resident.as_ref().and_then(|res| res.section(kind)) {
-            Some(buf) => Points::Device { buf, first: 0 },
-            None => Points::Host(srs.raw(kind)),
+            Some(buf) => MsmPoints::Device { buf, first: 0 },
+            None => MsmPoints::Host(srs.raw(kind)),
         };
         // A streamed section's file pages leave the process's RSS once its MSM is done.
         let streamed = |kind: SectionKind| {

@@ -1,12 +1,17 @@
-//! GPU self-test: every field and curve kernel against blst on fresh random
+//! GPU self-test: every field and curve kernel against blstrs/blst on fresh random
 //! inputs (plus edge cases at the front of each array: 0, 1, 2, p-1, p-2;
 //! infinity, P+P, P+(-P)), outputs poisoned before each launch.
 //!
 //! `run(n)` checks n elements per operation (use n >= 1<<20 for the record).
-use super::driver::{DeviceBuffer, HostRegistration, KernelArg, Module, PinnedBuffer};
+use super::kernels::{
+    blocks_for, CurveTestKernels, ElementwiseBinary, ElementwiseBinaryArgs, ElementwiseUnary, ElementwiseUnaryArgs,
+    SelftestKernels, SrsKernels,
+};
 use super::layout::{self, Group, G1, G2};
-use super::{srs, Gpu, GpuError, Result};
-use crate::ec::{Fp, Fp2, Fr, MontField};
+use super::{srs, DeviceBuffer, Gpu, GpuError, Result};
+use crate::ec::{self, MontField as _};
+use blstrs::{Fp, Fp2, Scalar};
+use ff::Field as _;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
@@ -77,14 +82,14 @@ pub fn run_seeded(n: usize, seed: u64) -> Result<Report> {
     let gpu = Gpu::open(0)?;
     let device = gpu.ctx.device.name()?;
     let mut checks = Vec::new();
-    let ff = gpu.load("selftest")?;
+    let ff = SelftestKernels::load(&gpu)?;
     field_checks(&gpu, &ff, n, seed, &mut checks)?;
     drop(ff);
-    let ec = gpu.load("ec_test")?;
+    let ec = CurveTestKernels::load(&gpu)?;
     curve_checks::<G1>(&gpu, &ec, n, seed, &mut checks)?;
     curve_checks::<G2>(&gpu, &ec, n, seed, &mut checks)?;
     drop(ec);
-    let sm = gpu.load("srs")?;
+    let sm = SrsKernels::load(&gpu)?;
     srs_check::<G1>(&gpu, &sm, n, seed, &mut checks)?;
     srs_check::<G2>(&gpu, &sm, n, seed, &mut checks)?;
     Ok(Report { device, seed, n, checks, seconds: t0.elapsed().as_secs_f64() })
@@ -93,41 +98,79 @@ pub fn run_seeded(n: usize, seed: u64) -> Result<Report> {
 // ---------------------------------------------------------------------------
 // plumbing
 
-/// Launches an element-wise kernel `kernel(out, in0, .., n)`; returns the
-/// output words and the kernel time. The output is poisoned first.
-pub(crate) fn launch_ew(
+/// The element-wise kernels of a self-test module, by PTX name.
+trait Elementwise {
+    fn unary(&self, kernel: &str) -> Option<&ElementwiseUnary>;
+    fn binary(&self, kernel: &str) -> Option<&ElementwiseBinary>;
+}
+
+impl Elementwise for SelftestKernels {
+    fn unary(&self, kernel: &str) -> Option<&ElementwiseUnary> {
+        self.elementwise_unary_named(kernel)
+    }
+    fn binary(&self, kernel: &str) -> Option<&ElementwiseBinary> {
+        self.elementwise_binary_named(kernel)
+    }
+}
+
+impl Elementwise for CurveTestKernels {
+    fn unary(&self, kernel: &str) -> Option<&ElementwiseUnary> {
+        self.elementwise_unary_named(kernel)
+    }
+    fn binary(&self, kernel: &str) -> Option<&ElementwiseBinary> {
+        self.elementwise_binary_named(kernel)
+    }
+}
+
+/// Launches the element-wise kernel `kernel` (out[i] = op(in0[i], ..) for i < n, `out_words`
+/// words per output); returns the output words and the kernel time. The output is poisoned
+/// first.
+fn launch_ew(
     gpu: &Gpu,
-    m: &Module,
+    m: &impl Elementwise,
     kernel: &str,
     ins: &[&[u32]],
     out_words: usize,
     n: usize,
 ) -> Result<(Vec<u32>, f64)> {
-    let f = m.function(kernel)?;
     let bufs = ins.iter().map(|x| gpu.upload(x)).collect::<Result<Vec<DeviceBuffer<u32>>>>()?;
     let mut out = gpu.alloc::<u32>(n * out_words)?;
     out.fill_bytes(0xA5)?;
-    let block = f.max_threads_per_block()?.clamp(32, 256) as u32;
-    let grid = n.div_ceil(block as usize) as u32;
-    let mut args = vec![out.arg()];
-    args.extend(bufs.iter().map(|b| b.arg()));
-    args.push(KernelArg::U32(n as u32));
+    let missing = || GpuError::Invalid(format!("no element-wise kernel {kernel} with {} operands", ins.len()));
     let (e0, e1) = (super::Event::new(&gpu.ctx)?, super::Event::new(&gpu.ctx)?);
-    e0.record(&gpu.stream)?;
-    // SAFETY: every element-wise kernel takes (out, in0.., n) with the word
-    // counts given here; buffers live until the synchronizing copy below.
-    unsafe { f.launch(&gpu.stream, grid, block, &args)? };
-    e1.record(&gpu.stream)?;
-    let mut host = vec![0u32; n * out_words];
-    {
-        // exercise page-locking of an existing buffer for the download
-        let mut reg = HostRegistration::new(&gpu.ctx, &mut host)?;
-        // SAFETY: `reg` outlives the copy: we synchronize right after.
-        unsafe { out.copy_to_host_async(&mut reg)? };
-        gpu.stream.synchronize()?;
+    let stream = &gpu.stream;
+    match bufs.as_slice() {
+        [a] => {
+            let k = m.unary(kernel).ok_or_else(missing)?;
+            check_out_words(kernel, k.out_words(), out_words)?;
+            let block = k.kernel().max_threads_per_block()?.clamp(32, 256) as u32;
+            let args = ElementwiseUnaryArgs { out: out.view(), in0: a.view(), n: n as u32 };
+            e0.record(stream)?;
+            k.launch(stream, blocks_for(n, block), block, &args)?;
+        }
+        [a, b] => {
+            let k = m.binary(kernel).ok_or_else(missing)?;
+            check_out_words(kernel, k.out_words(), out_words)?;
+            let block = k.kernel().max_threads_per_block()?.clamp(32, 256) as u32;
+            let args = ElementwiseBinaryArgs { out: out.view(), in0: a.view(), in1: b.view(), n: n as u32 };
+            e0.record(stream)?;
+            k.launch(stream, blocks_for(n, block), block, &args)?;
+        }
+        _ => return Err(missing()),
     }
+    e1.record(stream)?;
+    let mut host = vec![0u32; n * out_words];
+    out.copy_to_host(&mut host)?;
     let ms = e0.elapsed_ms(&e1)? as f64;
     Ok((host, ms))
+}
+
+/// The kernel writes the output words the check expects.
+fn check_out_words(kernel: &str, kernel_words: u32, expect: usize) -> Result<()> {
+    if kernel_words as usize != expect {
+        return Err(GpuError::Invalid(format!("{kernel} writes {kernel_words} words per element, {expect} expected")));
+    }
+    Ok(())
 }
 
 fn rng(seed: u64, tag: u64, chunk: u64) -> ChaCha20Rng {
@@ -156,84 +199,62 @@ fn compare(name: &str, got: &[u32], w: usize, n: usize, ms: f64, expect: impl Fn
     Check { name: name.into(), n, mismatches: bad.len(), first_bad: bad.iter().min().copied(), gpu_ms: ms }
 }
 
-fn flat<const K: usize>(v: &[[u32; K]]) -> Vec<u32> {
-    v.iter().flatten().copied().collect()
-}
-
 // ---------------------------------------------------------------------------
 // fields
 
-fn fp_rand(r: &mut ChaCha20Rng) -> Fp {
-    let mut b = [0u8; 48];
-    r.fill_bytes(&mut b);
-    b[0] &= 0x1f;
-    Fp::from_be_bytes(&b)
+/// A prime field as the self-test sees it: blstrs's arithmetic (blst underneath), and the
+/// words the kernels read and write.
+trait TestField: ff::Field + From<u64> + Copy + Send + Sync {
+    /// The kernels' name prefix.
+    const PRE: &'static str;
+    /// u32 words per element.
+    const WORDS: usize;
+    /// Montgomery form, little-endian u32 words.
+    fn mont_words(&self) -> Vec<u32>;
+    /// The canonical integer, little-endian bytes.
+    fn le_bytes(&self) -> Vec<u8>;
+    /// The canonical integer, big-endian bytes.
+    fn be_bytes(&self) -> Vec<u8>;
 }
 
-fn fr_rand(r: &mut ChaCha20Rng) -> Fr {
-    let mut b = [0u8; 32];
-    r.fill_bytes(&mut b);
-    b[0] &= 0x7f;
-    Fr::from_be_bytes(&b)
-}
-
-/// Operations of one prime field, as blst computes them.
-struct Field<T> {
-    pre: &'static str,
-    words: usize,
-    w: fn(&T) -> Vec<u32>,
-    rand: fn(&mut ChaCha20Rng) -> T,
-    edges: Vec<T>,
-    add: fn(&T, &T) -> T,
-    sub: fn(&T, &T) -> T,
-    mul: fn(&T, &T) -> T,
-    neg: fn(&T) -> T,
-    sqr: fn(&T) -> T,
-    canon: fn(&T) -> Vec<u32>,
-    be: fn(&T) -> Vec<u8>,
-}
-
-/// A field's checks from its [`MontField`] operations: edges 0, 1, 2, −1, −2.
-fn mont_field<T: MontField>(
-    pre: &'static str,
-    words: usize,
-    w: fn(&T) -> Vec<u32>,
-    rand: fn(&mut ChaCha20Rng) -> T,
-) -> Field<T> {
-    let one = T::from_u64(1);
-    Field {
-        pre,
-        words,
-        w,
-        rand,
-        edges: vec![T::from_u64(0), one, T::from_u64(2), one.neg(), T::from_u64(2).neg()],
-        add: T::add,
-        sub: T::sub,
-        mul: T::mul,
-        neg: T::neg,
-        sqr: T::sqr,
-        canon: |a| layout::u64s_to_words(&a.canonical_limbs()),
-        be: |a| {
-            let mut b = vec![0u8; T::BE_BYTES];
-            a.to_be_bytes(&mut b);
-            b
-        },
+impl TestField for Scalar {
+    const PRE: &'static str = "fr";
+    const WORDS: usize = 8;
+    fn mont_words(&self) -> Vec<u32> {
+        layout::fr_words(&ec::Fr::from(*self)).to_vec()
+    }
+    fn le_bytes(&self) -> Vec<u8> {
+        self.to_bytes_le().to_vec()
+    }
+    fn be_bytes(&self) -> Vec<u8> {
+        self.to_bytes_be().to_vec()
     }
 }
 
-fn fp_field() -> Field<Fp> {
-    mont_field("fp", 12, |x| layout::fp_words(x).to_vec(), fp_rand)
+impl TestField for Fp {
+    const PRE: &'static str = "fp";
+    const WORDS: usize = 12;
+    fn mont_words(&self) -> Vec<u32> {
+        layout::fp_words(&ec::Fp::from(*self)).to_vec()
+    }
+    fn le_bytes(&self) -> Vec<u8> {
+        self.to_bytes_le().to_vec()
+    }
+    fn be_bytes(&self) -> Vec<u8> {
+        self.to_bytes_be().to_vec()
+    }
 }
 
-fn fr_field() -> Field<Fr> {
-    mont_field("fr", 8, |x| layout::fr_words(x).to_vec(), fr_rand)
+/// 0, 1, 2, p-1, p-2.
+fn edges<T: TestField>() -> [T; 5] {
+    [T::ZERO, T::ONE, T::from(2), -T::ONE, -T::from(2)]
 }
 
 /// a: edges pairwise with b at the front (E*E pairs), then random.
-fn operands<T: Copy + Send + Sync>(fd: &Field<T>, n: usize, seed: u64, tag: u64) -> (Vec<T>, Vec<T>) {
-    let e = &fd.edges;
-    let mut a = par_gen(n, seed, tag, fd.rand);
-    let mut b = par_gen(n, seed, tag + 1, fd.rand);
+fn operands<T: TestField>(n: usize, seed: u64, tag: u64) -> (Vec<T>, Vec<T>) {
+    let e = edges::<T>();
+    let mut a = par_gen(n, seed, tag, |r| T::random(r));
+    let mut b = par_gen(n, seed, tag + 1, |r| T::random(r));
     for i in 0..(e.len() * e.len()).min(n) {
         a[i] = e[i / e.len()];
         b[i] = e[i % e.len()];
@@ -241,83 +262,86 @@ fn operands<T: Copy + Send + Sync>(fd: &Field<T>, n: usize, seed: u64, tag: u64)
     (a, b)
 }
 
-fn check_field<T: Copy + Send + Sync>(
-    gpu: &Gpu,
-    m: &Module,
-    fd: &Field<T>,
-    n: usize,
-    seed: u64,
-    out: &mut Vec<Check>,
-) -> Result<()> {
-    let (a, b) = operands(fd, n, seed, 10 + fd.words as u64);
-    let wd = fd.words;
-    let aw: Vec<u32> = a.par_iter().flat_map_iter(|x| (fd.w)(x)).collect();
-    let bw: Vec<u32> = b.par_iter().flat_map_iter(|x| (fd.w)(x)).collect();
+fn words_of<T: Sync>(v: &[T], f: impl Fn(&T) -> Vec<u32> + Sync + Send) -> Vec<u32> {
+    v.par_iter().flat_map_iter(f).collect()
+}
+
+fn check_field<T: TestField>(gpu: &Gpu, m: &SelftestKernels, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
+    let (a, b) = operands::<T>(n, seed, 10 + T::WORDS as u64);
+    let (pre, wd) = (T::PRE, T::WORDS);
+    let (aw, bw) = (words_of(&a, T::mont_words), words_of(&b, T::mont_words));
     type Bin<T> = fn(&T, &T) -> T;
-    let bins: [(&str, Bin<T>); 3] = [("add", fd.add), ("sub", fd.sub), ("mul", fd.mul)];
+    let bins: [(&str, Bin<T>); 3] = [("add", |x, y| *x + y), ("sub", |x, y| *x - y), ("mul", |x, y| *x * y)];
     for (op, f) in bins {
-        let (got, ms) = launch_ew(gpu, m, &format!("k_{}_{op}", fd.pre), &[&aw, &bw], wd, n)?;
-        out.push(compare(&format!("{}_{op}", fd.pre), &got, wd, n, ms, |i| (fd.w)(&f(&a[i], &b[i]))));
+        let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_{op}"), &[&aw, &bw], wd, n)?;
+        out.push(compare(&format!("{pre}_{op}"), &got, wd, n, ms, |i| f(&a[i], &b[i]).mont_words()));
     }
-    let dbl = |x: &T| (fd.add)(x, x);
-    type Un<'a, T> = &'a (dyn Fn(&T) -> T + Sync);
-    let uns: [(&str, Un<T>); 3] = [("neg", &fd.neg), ("dbl", &dbl), ("sqr", &fd.sqr)];
+    type Un<T> = fn(&T) -> T;
+    let uns: [(&str, Un<T>); 3] = [("neg", |x| -*x), ("dbl", |x| x.double()), ("sqr", |x| x.square())];
     for (op, f) in uns {
-        let (got, ms) = launch_ew(gpu, m, &format!("k_{}_{op}", fd.pre), &[&aw], wd, n)?;
-        out.push(compare(&format!("{}_{op}", fd.pre), &got, wd, n, ms, |i| (fd.w)(&f(&a[i]))));
+        let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_{op}"), &[&aw], wd, n)?;
+        out.push(compare(&format!("{pre}_{op}"), &got, wd, n, ms, |i| f(&a[i]).mont_words()));
     }
     // conversions: canonical limbs <-> Montgomery, big-endian bytes <-> Montgomery
-    let canon: Vec<u32> = a.par_iter().flat_map_iter(|x| (fd.canon)(x)).collect();
-    let be: Vec<u32> = a.par_iter().flat_map_iter(|x| layout::be_bytes_to_words(&(fd.be)(x))).collect();
-    let (got, ms) = launch_ew(gpu, m, &format!("k_{}_to_mont", fd.pre), &[&canon], wd, n)?;
-    out.push(compare(&format!("{}_to_mont", fd.pre), &got, wd, n, ms, |i| aw[i * wd..(i + 1) * wd].to_vec()));
-    let (got, ms) = launch_ew(gpu, m, &format!("k_{}_from_mont", fd.pre), &[&aw], wd, n)?;
-    out.push(compare(&format!("{}_from_mont", fd.pre), &got, wd, n, ms, |i| canon[i * wd..(i + 1) * wd].to_vec()));
-    let (got, ms) = launch_ew(gpu, m, &format!("k_{}_from_be", fd.pre), &[&be], wd, n)?;
-    out.push(compare(&format!("{}_from_be", fd.pre), &got, wd, n, ms, |i| aw[i * wd..(i + 1) * wd].to_vec()));
-    let (got, ms) = launch_ew(gpu, m, &format!("k_{}_to_be", fd.pre), &[&aw], wd, n)?;
-    out.push(compare(&format!("{}_to_be", fd.pre), &got, wd, n, ms, |i| be[i * wd..(i + 1) * wd].to_vec()));
+    let canon = words_of(&a, |x| layout::be_bytes_to_words(&x.le_bytes()));
+    let be = words_of(&a, |x| layout::be_bytes_to_words(&x.be_bytes()));
+    let at = |v: &[u32], i: usize| v[i * wd..(i + 1) * wd].to_vec();
+    let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_to_mont"), &[&canon], wd, n)?;
+    out.push(compare(&format!("{pre}_to_mont"), &got, wd, n, ms, |i| at(&aw, i)));
+    let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_from_mont"), &[&aw], wd, n)?;
+    out.push(compare(&format!("{pre}_from_mont"), &got, wd, n, ms, |i| at(&canon, i)));
+    let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_from_be"), &[&be], wd, n)?;
+    out.push(compare(&format!("{pre}_from_be"), &got, wd, n, ms, |i| at(&aw, i)));
+    let (got, ms) = launch_ew(gpu, m, &format!("k_{pre}_to_be"), &[&aw], wd, n)?;
+    out.push(compare(&format!("{pre}_to_be"), &got, wd, n, ms, |i| at(&be, i)));
     Ok(())
 }
 
-fn field_checks(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
-    check_field(gpu, m, &fr_field(), n, seed, out)?;
-    let fp = fp_field();
-    check_field(gpu, m, &fp, n, seed, out)?;
+/// 2^-32 in Fp: the Montgomery element whose raw limbs are 2^352 (2^352 / R, R = 2^384).
+fn two_pow_minus_32() -> Fp {
+    Fp::from_raw_unchecked([0, 0, 0, 0, 0, 1 << 32])
+}
+
+/// The inverse as blst computes it: 0 for 0.
+fn inverse<T: ff::Field>(x: &T) -> T {
+    x.invert().unwrap_or(T::ZERO)
+}
+
+fn fp2_words(x: &Fp2) -> Vec<u32> {
+    layout::fp2_words(&ec::Fp2::from(*x)).to_vec()
+}
+
+fn field_checks(gpu: &Gpu, m: &SelftestKernels, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
+    check_field::<Scalar>(gpu, m, n, seed, out)?;
+    check_field::<Fp>(gpu, m, n, seed, out)?;
 
     // Fp inversion
-    let (a, b) = operands(&fp, n, seed, 40);
-    let aw = flat(&a.par_iter().map(layout::fp_words).collect::<Vec<_>>());
-    let bw = flat(&b.par_iter().map(layout::fp_words).collect::<Vec<_>>());
+    let (a, b) = operands::<Fp>(n, seed, 40);
+    let (aw, bw) = (words_of(&a, Fp::mont_words), words_of(&b, Fp::mont_words));
     let (got, ms) = launch_ew(gpu, m, "k_fp_inv", &[&aw], 12, n)?;
-    out.push(compare("fp_inv", &got, 12, n, ms, |i| layout::fp_words(&a[i].inv()).to_vec()));
+    out.push(compare("fp_inv", &got, 12, n, ms, |i| inverse(&a[i]).mont_words()));
 
-    // FP64 multiply: r = a*b/2^416 mod p = blst_mul(a, b) * 2^-32, i.e. times the raw value 2^352
-    let mut w352 = Fp::default();
-    w352.l[5] = 1 << 32;
+    // FP64 multiply: r = a*b/2^416 mod p = (a*b)*2^-32
+    let w352 = two_pow_minus_32();
     let (got, ms) = launch_ew(gpu, m, "k_fp52_mul", &[&aw, &bw], 12, n)?;
-    out.push(compare("fp52_mul (FP64 pipe)", &got, 12, n, ms, |i| {
-        layout::fp_words(&a[i].mul(&b[i]).mul(&w352)).to_vec()
-    }));
+    out.push(compare("fp52_mul (FP64 pipe)", &got, 12, n, ms, |i| (a[i] * b[i] * w352).mont_words()));
 
     // Fp2: pairs of Fp operands
-    let (c, d) = operands(&fp, n, seed, 50);
-    let x: Vec<Fp2> = (0..n).map(|i| Fp2 { fp: [a[i], c[i]] }).collect();
-    let y: Vec<Fp2> = (0..n).map(|i| Fp2 { fp: [b[i], d[i]] }).collect();
-    let xw = flat(&x.par_iter().map(layout::fp2_words).collect::<Vec<_>>());
-    let yw = flat(&y.par_iter().map(layout::fp2_words).collect::<Vec<_>>());
-    let w2 = |v: Fp2| layout::fp2_words(&v).to_vec();
+    let (c, d) = operands::<Fp>(n, seed, 50);
+    let x: Vec<Fp2> = (0..n).map(|i| Fp2::new(a[i], c[i])).collect();
+    let y: Vec<Fp2> = (0..n).map(|i| Fp2::new(b[i], d[i])).collect();
+    let (xw, yw) = (words_of(&x, fp2_words), words_of(&y, fp2_words));
     type B2 = fn(&Fp2, &Fp2) -> Fp2;
-    let bins: [(&str, B2); 3] = [("add", Fp2::add), ("sub", Fp2::sub), ("mul", Fp2::mul)];
+    let bins: [(&str, B2); 3] = [("add", |p, q| *p + q), ("sub", |p, q| *p - q), ("mul", |p, q| *p * q)];
     for (op, f) in bins {
         let (got, ms) = launch_ew(gpu, m, &format!("k_fp2_{op}"), &[&xw, &yw], 24, n)?;
-        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| w2(f(&x[i], &y[i]))));
+        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| fp2_words(&f(&x[i], &y[i]))));
     }
     type U2 = fn(&Fp2) -> Fp2;
-    let uns: [(&str, U2); 4] = [("neg", Fp2::neg), ("dbl", |a| a.add(a)), ("sqr", Fp2::sqr), ("inv", Fp2::inv)];
+    let uns: [(&str, U2); 4] = [("neg", |p| -*p), ("dbl", |p| p.double()), ("sqr", |p| p.square()), ("inv", inverse)];
     for (op, f) in uns {
         let (got, ms) = launch_ew(gpu, m, &format!("k_fp2_{op}"), &[&xw], 24, n)?;
-        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| w2(f(&x[i]))));
+        out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| fp2_words(&f(&x[i]))));
     }
     Ok(())
 }
@@ -370,7 +394,7 @@ pub fn affine<G: Group>(ps: &[G::Jac]) -> Vec<G::Aff> {
     a
 }
 
-fn curve_checks<G: Group>(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
+fn curve_checks<G: Group>(gpu: &Gpu, m: &CurveTestKernels, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
     let g = G::NAME.to_lowercase();
     let w = G::W;
     let mut p = random_points::<G>(n, seed, 100 + w as u64);
@@ -422,12 +446,12 @@ fn curve_checks<G: Group>(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut 
 // ---------------------------------------------------------------------------
 // .params sections
 
-fn srs_check<G: Group>(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
+fn srs_check<G: Group>(gpu: &Gpu, m: &SrsKernels, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
     let mut p = random_points::<G>(n, seed, 300 + G::W as u64);
     p[0] = G::Jac::default();
     let pa = affine::<G>(&p);
     let sz = G::SER;
-    let mut bytes = PinnedBuffer::<u8>::new(&gpu.ctx, n * sz)?;
+    let mut bytes = vec![0u8; n * sz];
     bytes.par_chunks_mut(sz).zip(pa.par_iter()).for_each(|(b, a)| G::serialize(a, b));
     // planted bad encodings: x >= p, compressed flag, point off the curve
     bytes[sz..sz + G::SER / 2].fill(0xff);
@@ -462,4 +486,29 @@ fn srs_check<G: Group>(gpu: &Gpu, m: &Module, n: usize, seed: u64, out: &mut Vec
         return Err(GpuError::Invalid("n too small".into()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fp52_factor_is_two_pow_minus_32() {
+        assert_eq!(two_pow_minus_32() * Fp::from(1u64 << 32), Fp::ONE);
+    }
+
+    #[test]
+    fn field_words_match_the_layout() {
+        // the Montgomery words of 1 are 2^256 mod r (low words 0xfffffffe, 1); its canonical
+        // words are [1, 0, ..]
+        let one = Scalar::ONE;
+        assert_eq!(one.mont_words()[..2], [0xffff_fffe, 1]);
+        assert_eq!(layout::be_bytes_to_words(&one.le_bytes())[..2], [1, 0]);
+        let e = edges::<Fp>();
+        assert_eq!(e[3] + Fp::ONE, Fp::ZERO);
+        assert_eq!(e[4] + Fp::from(2), Fp::ZERO);
+        let (a, b) = operands::<Fp>(100, 7, 1);
+        assert_eq!((a[6], b[6]), (Fp::ONE, Fp::ONE));
+        assert_ne!(a[99], a[98]);
+    }
 }

@@ -10,15 +10,43 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 
-use super::driver::{KernelArg, Module};
+use super::kernels::{blocks_for, SrsConvert, SrsConvertArgs, SrsKernels};
 use super::layout::{Group, G1, G2};
 use super::{DeviceBuffer, Gpu, GpuError, Result};
 use crate::srs::{ParamsFile, SectionKind};
 
+/// The conversion kernel of group G, checked against the host's view of G's layout.
+pub fn converter<G: Group>(k: &SrsKernels) -> Result<&SrsConvert> {
+    let c = if G::W == 12 { k.g1_affine() } else { k.g2_affine() };
+    if c.point_bytes() as usize != G::SER || c.point_words() as usize != 2 * G::W {
+        return Err(GpuError::Invalid(format!(
+            "the {} conversion kernel's point layout differs from the host's",
+            G::NAME
+        )));
+    }
+    Ok(c)
+}
+
+/// Converts `len` points from `input` into `out` (from point `at` on) and their status words.
+fn convert<G: Group>(
+    gpu: &Gpu,
+    c: &SrsConvert,
+    out: &DeviceBuffer<u32>,
+    at: usize,
+    input: &DeviceBuffer<u8>,
+    status: &DeviceBuffer<u32>,
+    len: usize,
+) -> Result<()> {
+    let block = c.kernel().max_threads_per_block()?.clamp(32, 256) as u32;
+    let args =
+        SrsConvertArgs { out: out.slice(at * 2 * G::W..)?, in0: input.view(), status: status.view(), n: len as u32 };
+    c.launch(&gpu.stream, blocks_for(len, block), block, &args)
+}
+
 /// Converts `bytes` (a whole number of points of group G) on the device.
 /// Returns the device buffer of affine points (2 * G::W words each) and the
 /// status words (copied back to the host).
-pub fn convert_section<G: Group>(gpu: &Gpu, m: &Module, bytes: &[u8]) -> Result<(DeviceBuffer<u32>, Vec<u32>)> {
+pub fn convert_section<G: Group>(gpu: &Gpu, k: &SrsKernels, bytes: &[u8]) -> Result<(DeviceBuffer<u32>, Vec<u32>)> {
     if !bytes.len().is_multiple_of(G::SER) {
         return Err(GpuError::Invalid(format!(
             "{} section of {} bytes is not a whole number of points",
@@ -27,21 +55,14 @@ pub fn convert_section<G: Group>(gpu: &Gpu, m: &Module, bytes: &[u8]) -> Result<
         )));
     }
     let n = bytes.len() / G::SER;
-    let f = m.function(&format!("srs_{}_affine", G::NAME.to_lowercase()))?;
+    let c = converter::<G>(k)?;
     let mut input = gpu.alloc::<u8>(bytes.len())?;
-    // SAFETY: `bytes` outlives the copy: the status download below synchronizes the stream.
-    unsafe { input.copy_from_host_async(bytes)? };
+    input.copy_from_host(bytes)?;
     let out = gpu.alloc::<u32>(n * 2 * G::W)?;
     let status = gpu.alloc::<u32>(n)?;
-    let block = f.max_threads_per_block()?.clamp(32, 256) as u32;
-    let grid = n.div_ceil(block as usize) as u32;
-    let args = [out.arg(), input.arg(), status.arg(), KernelArg::U32(n as u32)];
-    // SAFETY: srs_*_affine(out, in, status, n) reads n points and writes n
-    // points and n status words; the device allocations are 256-byte aligned.
-    unsafe { f.launch(&gpu.stream, grid, block, &args)? };
+    convert::<G>(gpu, c, &out, 0, &input, &status, n)?;
     let mut st = vec![0u32; n];
     status.copy_to_host(&mut st)?;
-    drop(input);
     Ok((out, st))
 }
 
@@ -65,7 +86,7 @@ pub struct ResidentSrs {
 impl ResidentSrs {
     /// Converts the sections `kinds` of `srs` chunk by chunk (module "srs") and checks every
     /// point's status; a bad point is an error naming the file, the section and the point.
-    pub fn load(gpu: &Gpu, m: &Module, srs: &ParamsFile, kinds: &[SectionKind]) -> anyhow::Result<ResidentSrs> {
+    pub fn load(gpu: &Gpu, k: &SrsKernels, srs: &ParamsFile, kinds: &[SectionKind]) -> anyhow::Result<ResidentSrs> {
         let mut sections = Vec::with_capacity(5);
         for kind in SectionKind::ALL {
             if !kinds.contains(&kind) {
@@ -75,9 +96,9 @@ impl ResidentSrs {
             // Each uploaded chunk's file pages leave the process's RSS (the device holds them).
             let release = |at: usize, len: usize| srs.release_pages(kind, at, len);
             let buf = if kind == SectionKind::BG2 {
-                convert_resident::<G2>(gpu, m, srs.raw(kind), &release)
+                convert_resident::<G2>(gpu, k, srs.raw(kind), &release)
             } else {
-                convert_resident::<G1>(gpu, m, srs.raw(kind), &release)
+                convert_resident::<G1>(gpu, k, srs.raw(kind), &release)
             };
             let buf = buf.map_err(|e| anyhow!("{}: section {}: {e}", srs.path.display(), kind.name()))?;
             sections.push(Some(buf));
@@ -101,35 +122,23 @@ impl ResidentSrs {
 /// `release(offset, len)` is told each chunk's bytes once they are on the device.
 fn convert_resident<G: Group>(
     gpu: &Gpu,
-    m: &Module,
+    k: &SrsKernels,
     bytes: &[u8],
     release: &dyn Fn(usize, usize),
 ) -> std::result::Result<DeviceBuffer<u32>, String> {
     let n = bytes.len() / G::SER;
-    let words = 2 * G::W;
-    let out = gpu.alloc::<u32>(n * words).map_err(|e| e.to_string())?;
+    let out = gpu.alloc::<u32>(n * 2 * G::W).map_err(|e| e.to_string())?;
     let chunk = RESIDENT_CHUNK.min(n.max(1));
     let mut staging = gpu.alloc::<u8>(chunk * G::SER).map_err(|e| e.to_string())?;
     let mut status = gpu.alloc::<u32>(chunk).map_err(|e| e.to_string())?;
-    let f = m.function(&format!("srs_{}_affine", G::NAME.to_lowercase())).map_err(|e| e.to_string())?;
-    let block = f.max_threads_per_block().map_err(|e| e.to_string())?.clamp(32, 256) as u32;
+    let c = converter::<G>(k).map_err(|e| e.to_string())?;
     let mut st = vec![0u32; chunk];
     for first in (0..n).step_by(chunk) {
         let len = chunk.min(n - first);
         staging.copy_from_host(&bytes[first * G::SER..(first + len) * G::SER]).map_err(|e| e.to_string())?;
         release(first * G::SER, len * G::SER);
         status.fill_bytes(0xff).map_err(|e| e.to_string())?;
-        let args = [
-            out.arg_at(first * words).map_err(|e| e.to_string())?,
-            staging.arg(),
-            status.arg(),
-            KernelArg::U32(len as u32),
-        ];
-        // SAFETY: srs_*_affine(out, in, status, n) reads `len` points from the staging buffer
-        // and writes `len` points at `first` of `out` (inside it: first + len <= n) and `len`
-        // status words; all three buffers live until the status download synchronizes.
-        unsafe { f.launch(&gpu.stream, len.div_ceil(block as usize) as u32, block, &args) }
-            .map_err(|e| e.to_string())?;
+        convert::<G>(gpu, c, &out, first, &staging, &status, len).map_err(|e| e.to_string())?;
         status.copy_to_host(&mut st[..len]).map_err(|e| e.to_string())?;
         if let Some((i, s)) = st[..len].iter().enumerate().find(|(_, s)| **s != 0) {
             return Err(format!("point {} is invalid ({})", first + i, status_reason(*s)));

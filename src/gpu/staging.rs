@@ -9,8 +9,7 @@ use std::sync::{Mutex, OnceLock};
 
 use rayon::prelude::*;
 
-use super::driver::{Event, PinnedBuffer, Pod};
-use super::{DeviceBuffer, Gpu, Result};
+use super::{DeviceBuffer, Gpu, PinnedBuffer, Pod, Result};
 
 /// Bytes per staging buffer.
 const STAGE_BYTES: usize = 64 << 20;
@@ -33,15 +32,15 @@ pub fn staging_pool() -> &'static rayon::ThreadPool {
     })
 }
 
-/// The two pinned buffers and, per buffer, the event recorded after its last copy.
-pub struct Staging {
+/// The two pinned buffers of [`Gpu::upload_into`] (each waits for its last copy before the
+/// cores write it again).
+pub struct UploadStaging {
     bufs: [PinnedBuffer<u8>; 2],
-    copied: [Option<Event>; 2],
 }
 
-/// A device's staging, made on first use (128 MiB of pinned memory) and kept.
+/// A device's upload staging, made on first use (128 MiB of pinned memory) and kept.
 #[derive(Default)]
-pub struct StagingSlot(Mutex<Option<Staging>>);
+pub struct UploadStagingSlot(Mutex<Option<UploadStaging>>);
 
 impl Gpu {
     /// A device buffer of `n` elements written by `fill(first, dst)`, which must write elements
@@ -64,9 +63,8 @@ impl Gpu {
     ) -> Result<()> {
         let mut slot = self.staging.0.lock().unwrap_or_else(|e| e.into_inner());
         if slot.is_none() {
-            *slot = Some(Staging {
+            *slot = Some(UploadStaging {
                 bufs: [PinnedBuffer::new(&self.ctx, STAGE_BYTES)?, PinnedBuffer::new(&self.ctx, STAGE_BYTES)?],
-                copied: [None, None],
             });
         }
         let st = slot.as_mut().expect("made above");
@@ -74,23 +72,12 @@ impl Gpu {
         let (chunk, task) = ((STAGE_BYTES / size).max(1), (TASK_BYTES / size).max(1));
         for (k, first) in (0..n).step_by(chunk).enumerate() {
             let len = chunk.min(n - first);
-            let b = k % 2;
-            // The buffer's previous copy must be done before the cores overwrite it.
-            if let Some(e) = &st.copied[b] {
-                e.synchronize()?;
-            }
-            let stage = as_elements_mut::<T>(&mut st.bufs[b], len);
+            let buf = &mut st.bufs[k % 2];
+            // waits for this buffer's previous copy before the cores overwrite it
+            let stage = buf.host_mut_as::<T>(len)?;
             staging_pool()
                 .install(|| stage.par_chunks_mut(task).enumerate().for_each(|(i, d)| fill(first + i * task, d)));
-            // SAFETY: the pinned buffer lives in the staging slot, which outlives the device's copy:
-            // it is written again only after the event recorded next has completed.
-            unsafe { dst.copy_from_host_at_async(at + first, stage)? };
-            let e = match st.copied[b].take() {
-                Some(e) => e,
-                None => Event::new(&self.ctx)?,
-            };
-            e.record(&self.stream)?;
-            st.copied[b] = Some(e);
+            dst.upload(at + first, buf, 0..len * std::mem::size_of::<T>())?;
         }
         Ok(())
     }
@@ -106,13 +93,4 @@ impl Gpu {
     pub fn upload_slice_into<T: Pod>(&self, dst: &mut DeviceBuffer<T>, at: usize, src: &[T]) -> Result<()> {
         self.upload_into(dst, at, src.len(), |first, d: &mut [T]| d.copy_from_slice(&src[first..first + d.len()]))
     }
-}
-
-/// The first `len` elements of type T of a pinned byte buffer.
-fn as_elements_mut<T: Pod>(bytes: &mut [u8], len: usize) -> &mut [T] {
-    let size = std::mem::size_of::<T>();
-    assert!(len * size <= bytes.len() && (bytes.as_ptr() as usize).is_multiple_of(std::mem::align_of::<T>()));
-    // SAFETY: in bounds and aligned (checked above; pinned memory is page aligned), and any bit
-    // pattern is a valid T (Pod); the borrow of `bytes` covers the returned slice.
-    unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr() as *mut T, len) }
 }

@@ -1,30 +1,26 @@
-//! Groth16 verification with blst pairings: with a prepared key, a proof (A, B, C) for public
-//! inputs x (x_0 = 1) is accepted when e(A, B) = e(α, β) · e(Σ x_i·IC_i, γ) · e(C, δ), checked
-//! as one multi-Miller loop and one final exponentiation.
+//! Groth16 verification on the curve layer's pairings: with a prepared key, a proof (A, B, C)
+//! for public inputs x (x_0 = 1) is accepted when e(A, B) = e(α, β) · e(Σ x_i·IC_i, γ) · e(C, δ),
+//! checked as e(A, B) · e(Σ x_i·IC_i, −γ) · e(C, −δ) = e(α, β): one multi-Miller loop and one
+//! final exponentiation.
 use anyhow::{bail, Result};
-use blstrs::{Bls12, G1Affine, G1Projective, G2Prepared, Gt, Scalar};
+use blstrs::{G1Affine, G1Projective, G2Affine, Gt, Scalar};
 use group::{prime::PrimeCurveAffine, Curve, Group};
-use pairing::{MillerLoopResult, MultiMillerLoop};
 
 use super::Proof;
+use crate::ec::{g1_affines_as_blst, g2_affines_as_blst, pairing_product};
 use crate::srs::VerifyingKey;
 
 pub struct PreparedVerifyingKey {
     alpha_beta: Gt,
-    neg_gamma: G2Prepared,
-    neg_delta: G2Prepared,
+    neg_gamma: G2Affine,
+    neg_delta: G2Affine,
     ic: Vec<G1Affine>,
 }
 
 impl PreparedVerifyingKey {
     pub fn new(vk: &VerifyingKey) -> Self {
-        let alpha_beta = blstrs::pairing(&vk.alpha_g1, &vk.beta_g2);
-        PreparedVerifyingKey {
-            alpha_beta,
-            neg_gamma: G2Prepared::from(-vk.gamma_g2),
-            neg_delta: G2Prepared::from(-vk.delta_g2),
-            ic: vk.ic.clone(),
-        }
+        let alpha_beta = pairing_product(g1_affines_as_blst(&[vk.alpha_g1]), g2_affines_as_blst(&[vk.beta_g2]));
+        PreparedVerifyingKey { alpha_beta, neg_gamma: -vk.gamma_g2, neg_delta: -vk.delta_g2, ic: vk.ic.clone() }
     }
 
     /// `inputs` includes the leading ONE.
@@ -36,12 +32,9 @@ impl PreparedVerifyingKey {
             return Ok(false);
         }
         let acc: G1Projective = self.ic.iter().zip(inputs).map(|(p, x)| p * x).sum();
-        let b = G2Prepared::from(proof.b);
-        let ml = Bls12::multi_miller_loop(&[
-            (&proof.a, &b),
-            (&acc.to_affine(), &self.neg_gamma),
-            (&proof.c, &self.neg_delta),
-        ]);
-        Ok(ml.final_exponentiation() == self.alpha_beta && !bool::from(self.alpha_beta.is_identity()))
+        let g1 = [proof.a, acc.to_affine(), proof.c];
+        let g2 = [proof.b, self.neg_gamma, self.neg_delta];
+        let e = pairing_product(g1_affines_as_blst(&g1), g2_affines_as_blst(&g2));
+        Ok(e == self.alpha_beta && !bool::from(self.alpha_beta.is_identity()))
     }
 }

@@ -1,6 +1,6 @@
 //! Where the heavy math of `params setup` runs: the Lagrange basis at τ (an inverse NTT of the
 //! powers of τ) and the fixed-base multiplications that turn each section's scalars into
-//! encoded points. The CPU (blst window tables, rayon) and the GPU (module "fixed_base" over
+//! encoded points. The CPU (blst window tables, rayon) and the GPU (module "generator_mul" over
 //! the same tables, and the GPU NTT) give the same bytes; the GPU path streams each section in
 //! larger chunks and computes chunk k + 1 while chunk k is written.
 use anyhow::{anyhow, bail, Result};
@@ -9,7 +9,7 @@ use ff::Field;
 
 use super::qap;
 use crate::ec::generator_table::{g1_generator, g2_generator, G1Table, G2Table, Generator};
-use crate::gpu::fixed_base::{FixedBaseGpu, DEFAULT_CHUNK};
+use crate::gpu::generator_mul::{GeneratorMul, DEFAULT_CHUNK};
 use crate::gpu::layout::{scalar_words, scalar_words_mut};
 use crate::gpu::ntt::Ntt;
 use crate::gpu::Gpu;
@@ -84,12 +84,12 @@ impl FixedBase for CpuTables {
     }
 }
 
-impl FixedBase for FixedBaseGpu {
+impl FixedBase for GeneratorMul {
     fn g1_to_bytes(&self, scalars: &[Scalar], out: &mut [u8]) -> Result<()> {
-        FixedBaseGpu::g1_to_bytes(self, scalars, out)
+        GeneratorMul::g1_to_bytes(self, scalars, out)
     }
     fn g2_to_bytes(&self, scalars: &[Scalar], out: &mut [u8]) -> Result<()> {
-        FixedBaseGpu::g2_to_bytes(self, scalars, out)
+        GeneratorMul::g2_to_bytes(self, scalars, out)
     }
     /// Double-buffered: the device computes the next chunk while `sink` handles this one.
     fn stream(
@@ -99,7 +99,7 @@ impl FixedBase for FixedBaseGpu {
         fill: &mut dyn FnMut(usize, &mut [Scalar]),
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<()> {
-        FixedBaseGpu::stream(self, g, count, fill, sink)
+        GeneratorMul::stream(self, g, count, fill, sink)
     }
 }
 
@@ -160,10 +160,10 @@ impl SetupDevice {
     }
 
     /// The GPU's fixed-base encoder over `tables` (uploaded), or None on the CPU.
-    pub fn fixed_base_gpu(&self, tables: &CpuTables) -> Result<Option<FixedBaseGpu>> {
+    pub fn fixed_base_gpu(&self, tables: &CpuTables) -> Result<Option<GeneratorMul>> {
         match self {
             SetupDevice::Cpu => Ok(None),
-            SetupDevice::Gpu(gpu) => Ok(Some(FixedBaseGpu::with_tables(gpu, &tables.g1, &tables.g2, DEFAULT_CHUNK)?)),
+            SetupDevice::Gpu(gpu) => Ok(Some(GeneratorMul::with_tables(gpu, &tables.g1, &tables.g2, DEFAULT_CHUNK)?)),
         }
     }
 }

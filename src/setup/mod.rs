@@ -21,7 +21,7 @@
 //! points, never a whole section of points.
 //!
 //! The Lagrange basis and the points run on the CPU or, with `--device gpu|auto`, on a GPU
-//! ([`engine`]: the GPU NTT and module "fixed_base" over the same tables, the device computing
+//! ([`engine`]: the GPU NTT and module "generator_mul" over the same tables, the device computing
 //! the next chunk while this one is written); both give the same bytes for a seed.
 //!
 //! Output safety: files are written under temporary names in the target directory and renamed

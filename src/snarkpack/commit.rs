@@ -79,7 +79,7 @@ pub fn single(v: KeyRef<'_, G2Affine>, a: &[G1Affine]) -> Commitment {
 pub fn pair(v: KeyRef<'_, G2Affine>, w: KeyRef<'_, G1Affine>, a: &[G1Affine], b: &[G2Affine]) -> Commitment {
     let half = |vk: &[G2Affine], wk: &[G1Affine]| {
         let (ml1, ml2) = rayon::join(|| ipp::miller_loop(a, vk), || ipp::miller_loop(wk, b));
-        ipp::final_exp(&ipp::fp12_mul(&ml1, &ml2))
+        ml1.mul(&ml2).final_exp()
     };
     rayon::join(|| half(v.a, w.a), || half(v.b, w.b))
 }

@@ -1,151 +1,90 @@
-//! The vector operations SnarkPack is built from, over blst and spread over rayon's threads:
-//! - pairing products Π e(a_i, b_i): Miller loops of up to 16 pairs sharing their squarings
-//!   (`blst_miller_loop_n`), one chunk per task, one final exponentiation;
+//! The vector operations SnarkPack is built from, on the curve layer ([`crate::ec`]) and spread
+//! over rayon's threads:
+//! - pairing products Π e(a_i, b_i): multi-Miller loops ([`MillerProduct::of`]), one chunk of
+//!   pairs per task, the chunks' values multiplied, one final exponentiation;
 //! - multi-exponentiations Σ s_i·P_i in G1 and G2 (the CPU MSMs of [`crate::cpu::msm`]);
 //! - the GIPA fold L_i + x·R_i and the entrywise scaling s_i·P_i, with the results made
 //!   affine by one batched inversion per chunk.
 //!
-//! Points are blstrs' affine types, whose memory is blst's (`#[repr(transparent)]`), so slices
-//! pass to blst without copies. Pairs with a point at infinity contribute 1 and are skipped.
-use blst::{
-    blst_final_exp, blst_fp12, blst_fp12_mul, blst_fp12_one, blst_miller_loop_n, blst_p1, blst_p1_add_or_double_affine,
-    blst_p1_affine, blst_p1_affine_is_inf, blst_p1_from_affine, blst_p1_is_inf, blst_p1_mult, blst_p1_to_affine,
-    blst_p1s_to_affine, blst_p2, blst_p2_add_or_double_affine, blst_p2_affine, blst_p2_affine_is_inf,
-    blst_p2_from_affine, blst_p2_is_inf, blst_p2_mult, blst_p2_to_affine, blst_p2s_to_affine, blst_scalar,
-};
-use blstrs::{Fp12, G1Affine, G2Affine, Gt, Scalar};
+//! Points are blstrs' affine types, lent to the curve layer in place
+//! ([`crate::ec::g1_affines_as_blst`]). Pairs with a point at infinity contribute 1.
+use blstrs::{G1Affine, G2Affine, Gt, Scalar};
 use rayon::prelude::*;
 
-use crate::ec::scalar_bytes as to_blst_scalar;
+use crate::ec::{
+    g1_affine_from_blst, g1_affines_as_blst, g2_affine_from_blst, g2_affines_as_blst, scalar_bytes, Curve,
+    MillerProduct, ScalarBytes, G1, G2,
+};
 
 /// Points per task of the fold and scale loops (one batched inversion each).
 const CHUNK: usize = 256;
-/// Pairs per `blst_miller_loop_n` call (blst shares the squarings of up to 16).
+/// Pairs per task of a pairing product at least (blst shares the squarings of up to 16).
 const MILLER_N: usize = 16;
 
-/// G1 or G2 as SnarkPack uses them: blstrs' affine points over blst's raw arithmetic.
+/// Affine points of a group on the curve layer.
+type Affine<G> = <<G as Group>::C as Curve>::Affine;
+/// Jacobian points of a group on the curve layer.
+type Jacobian<G> = <<G as Group>::C as Curve>::Jacobian;
+
+/// G1 or G2 as SnarkPack holds them: blstrs' affine points, computed on by the curve layer's
+/// [`Curve`] over the same memory.
 pub trait Group: Copy + Send + Sync + 'static {
-    type Raw: Copy + Send + Sync + Default;
-    type Proj: Copy + Send + Sync + Default;
-    fn raw(p: &[Self]) -> &[Self::Raw];
-    fn from_raw(p: Self::Raw) -> Self;
-    fn raw_is_inf(p: &Self::Raw) -> bool;
-    fn proj_is_inf(p: &Self::Proj) -> bool;
-    /// s·p.
-    fn mul(p: &Self::Raw, s: &blst_scalar) -> Self::Proj;
-    /// acc + p.
-    fn add_affine(acc: &Self::Proj, p: &Self::Raw) -> Self::Proj;
-    fn to_affine(p: &Self::Proj) -> Self::Raw;
-    /// Many projective points made affine with one shared inversion (none at infinity).
-    fn batch_to_affine(p: &[Self::Proj]) -> Vec<Self::Raw>;
-    fn msm(points: &[Self::Raw], scalars: &[blst_scalar]) -> Self::Proj;
+    /// The curve layer's group.
+    type C: Curve;
+    /// The points as the curve layer's, in place.
+    fn raw(p: &[Self]) -> &[Affine<Self>];
+    fn from_raw(p: &Affine<Self>) -> Self;
+    /// Σ s_i·p_i over points none of which is at infinity.
+    fn msm(points: &[Affine<Self>], scalars: &[ScalarBytes]) -> Jacobian<Self>;
 }
 
 impl Group for G1Affine {
-    type Raw = blst_p1_affine;
-    type Proj = blst_p1;
-    fn raw(p: &[Self]) -> &[blst_p1_affine] {
-        // SAFETY: G1Affine is #[repr(transparent)] over blst_p1_affine.
-        unsafe { &*(p as *const [G1Affine] as *const [blst_p1_affine]) }
+    type C = G1;
+    fn raw(p: &[Self]) -> &[Affine<Self>] {
+        g1_affines_as_blst(p)
     }
-    fn from_raw(p: blst_p1_affine) -> Self {
-        G1Affine::from_raw_unchecked(p.x.into(), p.y.into(), false)
+    fn from_raw(p: &Affine<Self>) -> Self {
+        g1_affine_from_blst(p)
     }
-    fn raw_is_inf(p: &blst_p1_affine) -> bool {
-        unsafe { blst_p1_affine_is_inf(p) }
-    }
-    fn proj_is_inf(p: &blst_p1) -> bool {
-        unsafe { blst_p1_is_inf(p) }
-    }
-    fn mul(p: &blst_p1_affine, s: &blst_scalar) -> blst_p1 {
-        let mut out = blst_p1::default();
-        unsafe {
-            blst_p1_from_affine(&mut out, p);
-            blst_p1_mult(&mut out, &out, s.b.as_ptr(), 255);
-        }
-        out
-    }
-    fn add_affine(acc: &blst_p1, p: &blst_p1_affine) -> blst_p1 {
-        let mut out = blst_p1::default();
-        unsafe { blst_p1_add_or_double_affine(&mut out, acc, p) };
-        out
-    }
-    fn to_affine(p: &blst_p1) -> blst_p1_affine {
-        let mut out = blst_p1_affine::default();
-        unsafe { blst_p1_to_affine(&mut out, p) };
-        out
-    }
-    fn batch_to_affine(p: &[blst_p1]) -> Vec<blst_p1_affine> {
-        let ptrs: Vec<*const blst_p1> = p.iter().map(|q| q as *const blst_p1).collect();
-        let mut out = vec![blst_p1_affine::default(); p.len()];
-        unsafe { blst_p1s_to_affine(out.as_mut_ptr(), ptrs.as_ptr(), p.len()) };
-        out
-    }
-    fn msm(points: &[blst_p1_affine], scalars: &[blst_scalar]) -> blst_p1 {
+    fn msm(points: &[Affine<Self>], scalars: &[ScalarBytes]) -> Jacobian<Self> {
         crate::cpu::msm::msm_g1(points, scalars)
     }
 }
 
 impl Group for G2Affine {
-    type Raw = blst_p2_affine;
-    type Proj = blst_p2;
-    fn raw(p: &[Self]) -> &[blst_p2_affine] {
-        // SAFETY: G2Affine is #[repr(transparent)] over blst_p2_affine.
-        unsafe { &*(p as *const [G2Affine] as *const [blst_p2_affine]) }
+    type C = G2;
+    fn raw(p: &[Self]) -> &[Affine<Self>] {
+        g2_affines_as_blst(p)
     }
-    fn from_raw(p: blst_p2_affine) -> Self {
-        G2Affine::from_raw_unchecked(p.x.into(), p.y.into(), false)
+    fn from_raw(p: &Affine<Self>) -> Self {
+        g2_affine_from_blst(p)
     }
-    fn raw_is_inf(p: &blst_p2_affine) -> bool {
-        unsafe { blst_p2_affine_is_inf(p) }
-    }
-    fn proj_is_inf(p: &blst_p2) -> bool {
-        unsafe { blst_p2_is_inf(p) }
-    }
-    fn mul(p: &blst_p2_affine, s: &blst_scalar) -> blst_p2 {
-        let mut out = blst_p2::default();
-        unsafe {
-            blst_p2_from_affine(&mut out, p);
-            blst_p2_mult(&mut out, &out, s.b.as_ptr(), 255);
-        }
-        out
-    }
-    fn add_affine(acc: &blst_p2, p: &blst_p2_affine) -> blst_p2 {
-        let mut out = blst_p2::default();
-        unsafe { blst_p2_add_or_double_affine(&mut out, acc, p) };
-        out
-    }
-    fn to_affine(p: &blst_p2) -> blst_p2_affine {
-        let mut out = blst_p2_affine::default();
-        unsafe { blst_p2_to_affine(&mut out, p) };
-        out
-    }
-    fn batch_to_affine(p: &[blst_p2]) -> Vec<blst_p2_affine> {
-        let ptrs: Vec<*const blst_p2> = p.iter().map(|q| q as *const blst_p2).collect();
-        let mut out = vec![blst_p2_affine::default(); p.len()];
-        unsafe { blst_p2s_to_affine(out.as_mut_ptr(), ptrs.as_ptr(), p.len()) };
-        out
-    }
-    fn msm(points: &[blst_p2_affine], scalars: &[blst_scalar]) -> blst_p2 {
+    fn msm(points: &[Affine<Self>], scalars: &[ScalarBytes]) -> Jacobian<Self> {
         crate::cpu::msm::msm_g2(points, scalars)
     }
 }
 
-/// Projective points made affine: batched unless one is at infinity (rare: then one by one).
-fn affine_all<G: Group>(p: &[G::Proj]) -> Vec<G> {
-    let raw = if p.iter().any(G::proj_is_inf) { p.iter().map(G::to_affine).collect() } else { G::batch_to_affine(p) };
-    raw.into_iter().map(G::from_raw).collect()
+/// s·p for an affine p and a full-width scalar.
+fn mul<C: Curve>(p: &C::Affine, s: &ScalarBytes) -> C::Jacobian {
+    C::mult(&C::from_affine(p), &s.b, 255)
+}
+
+/// Jacobian points made affine: batched unless one is at infinity (rare: then one by one).
+fn affine_all<G: Group>(p: &[Jacobian<G>]) -> Vec<G> {
+    let raw =
+        if p.iter().any(G::C::is_inf) { p.iter().map(G::C::to_affine).collect() } else { G::C::batch_to_affine_vec(p) };
+    raw.iter().map(G::from_raw).collect()
 }
 
 /// The GIPA fold: left_i + x·right_i.
 pub fn fold<G: Group>(left: &[G], right: &[G], x: &Scalar) -> Vec<G> {
     assert_eq!(left.len(), right.len(), "fold of vectors of different lengths");
-    let s = to_blst_scalar(x);
+    let s = scalar_bytes(x);
     let (l, r) = (G::raw(left), G::raw(right));
     l.par_chunks(CHUNK)
         .zip(r.par_chunks(CHUNK))
         .flat_map_iter(|(l, r)| {
-            let p: Vec<G::Proj> = l.iter().zip(r).map(|(a, b)| G::add_affine(&G::mul(b, &s), a)).collect();
+            let p: Vec<Jacobian<G>> = l.iter().zip(r).map(|(a, b)| G::C::add_affine(&mul::<G::C>(b, &s), a)).collect();
             affine_all::<G>(&p)
         })
         .collect()
@@ -158,7 +97,7 @@ pub fn scale<G: Group>(points: &[G], s: &[Scalar]) -> Vec<G> {
         .par_chunks(CHUNK)
         .zip(s.par_chunks(CHUNK))
         .flat_map_iter(|(p, s)| {
-            let q: Vec<G::Proj> = p.iter().zip(s).map(|(p, s)| G::mul(p, &to_blst_scalar(s))).collect();
+            let q: Vec<Jacobian<G>> = p.iter().zip(s).map(|(p, s)| mul::<G::C>(p, &scalar_bytes(s))).collect();
             affine_all::<G>(&q)
         })
         .collect()
@@ -168,60 +107,33 @@ pub fn scale<G: Group>(points: &[G], s: &[Scalar]) -> Vec<G> {
 pub fn msm<G: Group>(points: &[G], s: &[Scalar]) -> G {
     let n = s.len().min(points.len());
     let raw = &G::raw(points)[..n];
-    let scalars: Vec<blst_scalar> = s[..n].par_iter().map(to_blst_scalar).collect();
-    let sum = if raw.iter().any(G::raw_is_inf) {
-        let (p, s): (Vec<G::Raw>, Vec<blst_scalar>) =
-            raw.iter().zip(&scalars).filter(|(p, _)| !G::raw_is_inf(p)).map(|(p, s)| (*p, s.clone())).unzip();
+    let scalars: Vec<ScalarBytes> = s[..n].par_iter().map(scalar_bytes).collect();
+    let sum = if raw.iter().any(G::C::affine_is_inf) {
+        let (p, s): (Vec<Affine<G>>, Vec<ScalarBytes>) =
+            raw.iter().zip(&scalars).filter(|(p, _)| !G::C::affine_is_inf(p)).map(|(p, s)| (*p, s.clone())).unzip();
         G::msm(&p, &s)
     } else {
         G::msm(raw, &scalars)
     };
-    G::from_raw(G::to_affine(&sum))
+    G::from_raw(&G::C::to_affine(&sum))
 }
 
-/// The product of the Miller loops of the pairs (a_i, b_i), before the final exponentiation.
-pub fn miller_loop(a: &[G1Affine], b: &[G2Affine]) -> blst_fp12 {
+/// The product of the Miller loops of the pairs (a_i, b_i), before the final exponentiation:
+/// chunks of pairs on rayon's threads.
+pub fn miller_loop(a: &[G1Affine], b: &[G2Affine]) -> MillerProduct {
     assert_eq!(a.len(), b.len(), "pairing product of vectors of different lengths");
     let (a, b) = (G1Affine::raw(a), G2Affine::raw(b));
-    let pairs: Vec<(blst_p1_affine, blst_p2_affine)> = a
-        .iter()
-        .zip(b)
-        .filter(|(p, q)| !G1Affine::raw_is_inf(p) && !G2Affine::raw_is_inf(q))
-        .map(|(p, q)| (*p, *q))
-        .collect();
     let tasks = (rayon::current_num_threads() * 4).max(1);
-    let per_task = pairs.len().div_ceil(tasks).next_multiple_of(MILLER_N).max(MILLER_N);
-    pairs.par_chunks(per_task).map(miller_chunk).reduce(fp12_one, |x, y| fp12_mul(&x, &y))
-}
-
-fn miller_chunk(pairs: &[(blst_p1_affine, blst_p2_affine)]) -> blst_fp12 {
-    let ps: Vec<*const blst_p1_affine> = pairs.iter().map(|(p, _)| p as *const _).collect();
-    let qs: Vec<*const blst_p2_affine> = pairs.iter().map(|(_, q)| q as *const _).collect();
-    let mut out = blst_fp12::default();
-    unsafe { blst_miller_loop_n(&mut out, qs.as_ptr(), ps.as_ptr(), pairs.len()) };
-    out
-}
-
-fn fp12_one() -> blst_fp12 {
-    unsafe { *blst_fp12_one() }
-}
-
-pub fn fp12_mul(x: &blst_fp12, y: &blst_fp12) -> blst_fp12 {
-    let mut out = blst_fp12::default();
-    unsafe { blst_fp12_mul(&mut out, x, y) };
-    out
-}
-
-/// The final exponentiation: a Miller loop product as an element of Gt.
-pub fn final_exp(ml: &blst_fp12) -> Gt {
-    let mut out = blst_fp12::default();
-    unsafe { blst_final_exp(&mut out, ml) };
-    Gt::from(Fp12::from(out))
+    let per_task = a.len().div_ceil(tasks).next_multiple_of(MILLER_N).max(MILLER_N);
+    a.par_chunks(per_task)
+        .zip(b.par_chunks(per_task))
+        .map(|(p, q)| MillerProduct::of(p, q))
+        .reduce(MillerProduct::one, |x, y| x.mul(&y))
 }
 
 /// Π e(a_i, b_i).
 pub fn pairing_product(a: &[G1Affine], b: &[G2Affine]) -> Gt {
-    final_exp(&miller_loop(a, b))
+    miller_loop(a, b).final_exp()
 }
 
 /// 1, s, s², …, s^{n−1}.

@@ -7,16 +7,14 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::{bail, Context, Result};
-use blst::{blst_p1, blst_p1_affine, blst_p1_affine_compress, blst_p2, blst_p2_affine, blst_p2_affine_compress};
-use blstrs::Scalar;
+use blstrs::{G1Affine, G2Affine, Scalar};
 use ff::Field;
+use group::prime::PrimeCurveAffine;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use rayon::prelude::*;
 
-use super::ipp::{powers, Group};
+use super::ipp::{powers, scale, Group};
 use super::srs::{SrsFile, SRS_EXT, SRS_STEM};
-use crate::ec::scalar_bytes as to_blst_scalar;
 use crate::output::Staged;
 
 /// What `setup_srs` made.
@@ -39,52 +37,21 @@ pub fn srs_bytes(powers_count: usize, seed: u64) -> Vec<u8> {
     let alpha = Scalar::random(&mut rng);
     let beta = Scalar::random(&mut rng);
     let (pa, pb) = (powers(&alpha, powers_count), powers(&beta, powers_count));
-    let g1 = unsafe { *blst::blst_p1_generator() };
-    let g2 = unsafe { *blst::blst_p2_generator() };
     let mut out = Vec::with_capacity(4 * 4 + powers_count * (2 * 48 + 2 * 96));
     for s in [&pa, &pb] {
         out.extend_from_slice(&(powers_count as u32).to_be_bytes());
-        out.extend(g1_multiples(&g1, s).iter().flat_map(compress_g1));
+        out.extend(multiples(G1Affine::generator(), s).iter().flat_map(G1Affine::to_compressed));
     }
     for s in [&pa, &pb] {
         out.extend_from_slice(&(powers_count as u32).to_be_bytes());
-        out.extend(g2_multiples(&g2, s).iter().flat_map(compress_g2));
+        out.extend(multiples(G2Affine::generator(), s).iter().flat_map(G2Affine::to_compressed));
     }
     out
 }
 
-fn g1_multiples(g: &blst_p1, s: &[Scalar]) -> Vec<blst_p1_affine> {
-    let mut ga = blst_p1_affine::default();
-    unsafe { blst::blst_p1_to_affine(&mut ga, g) };
-    s.par_chunks(256)
-        .flat_map_iter(|c| {
-            let p: Vec<blst_p1> = c.iter().map(|s| <blstrs::G1Affine as Group>::mul(&ga, &to_blst_scalar(s))).collect();
-            <blstrs::G1Affine as Group>::batch_to_affine(&p)
-        })
-        .collect()
-}
-
-fn g2_multiples(g: &blst_p2, s: &[Scalar]) -> Vec<blst_p2_affine> {
-    let mut ga = blst_p2_affine::default();
-    unsafe { blst::blst_p2_to_affine(&mut ga, g) };
-    s.par_chunks(256)
-        .flat_map_iter(|c| {
-            let p: Vec<blst_p2> = c.iter().map(|s| <blstrs::G2Affine as Group>::mul(&ga, &to_blst_scalar(s))).collect();
-            <blstrs::G2Affine as Group>::batch_to_affine(&p)
-        })
-        .collect()
-}
-
-fn compress_g1(p: &blst_p1_affine) -> [u8; 48] {
-    let mut out = [0u8; 48];
-    unsafe { blst_p1_affine_compress(out.as_mut_ptr(), p) };
-    out
-}
-
-fn compress_g2(p: &blst_p2_affine) -> [u8; 96] {
-    let mut out = [0u8; 96];
-    unsafe { blst_p2_affine_compress(out.as_mut_ptr(), p) };
-    out
+/// s_i·g for every s_i, on rayon's threads.
+fn multiples<G: Group>(g: G, s: &[Scalar]) -> Vec<G> {
+    scale(&vec![g; s.len()], s)
 }
 
 /// Writes an INSECURE SRS for up to `max_proofs` proofs (2·max_proofs powers of each vector)

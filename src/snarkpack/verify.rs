@@ -179,6 +179,5 @@ fn groth16_check(gvk: &VerifyingKey, inputs: &[Vec<Scalar>], proof: &AggregatePr
         (0..gvk.ic.len()).into_par_iter().map(|i| inputs.iter().zip(&r_pows).map(|(x, rj)| x[i] * rj).sum()).collect();
     let g_ic = ipp::msm(&gvk.ic, &coeffs);
     let alpha = (gvk.alpha_g1 * r_sum).to_affine();
-    let ml = ipp::miller_loop(&[alpha, g_ic, proof.agg_c], &[gvk.beta_g2, gvk.gamma_g2, gvk.delta_g2]);
-    ipp::final_exp(&ml) == proof.ip_ab
+    pairing_product(&[alpha, g_ic, proof.agg_c], &[gvk.beta_g2, gvk.gamma_g2, gvk.delta_g2]) == proof.ip_ab
 }

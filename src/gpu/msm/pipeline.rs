@@ -1,69 +1,83 @@
-//! One MSM on the device: the chunk loop and the kernel launches (kernels: scripts/ptxgen/msm.py).
-use super::plan::{self, Plan, RUN_T, SLIM_BLOCK};
+//! One MSM on the device: the chunk loop and the kernel launches (kernels and their launchers:
+//! scripts/ptxgen/msm.py, msm_sort.py; `gpu::kernels::MsmKernels`).
+use super::plan::{self, MsmPlan, RUN_T, SLIM_BLOCK};
 use super::source::Source;
-use super::{Points, Weights};
-use crate::gpu::driver::{DeviceBuffer, KernelArg, Module};
+use super::tuning::MsmTuning;
+use super::{MsmPoints, Weights};
+use crate::gpu::kernels::msm::{EC_BLOCK, SCAN_TILE};
+use crate::gpu::kernels::{
+    blocks_for, Grid, MsmAccumulateArgs, MsmBitmapSortArgs, MsmBucketSumsArgs, MsmCountDenseArgs, MsmDigitsArgs,
+    MsmKernels, MsmRanksArgs, MsmReduceRunsArgs, MsmScanApplyArgs, MsmScanTilesArgs, MsmScanTopArgs, MsmScatterArgs,
+    MsmSegmentSumsArgs, SrsKernels,
+};
 use crate::gpu::layout::Group;
-use crate::gpu::{Event, Gpu, PinnedBuffer, Result, Stream};
+use crate::gpu::{DeviceBuffer, DeviceSlice, Event, Gpu, GpuError, PinnedBuffer, Result, Stream};
 use std::sync::{Arc, Mutex};
 
-/// Threads per block: element-wise kernels and scans; curve kernels (the G2 spill area in shared
-/// memory holds 64 threads, msm.py's EC_BLOCK).
+/// Threads per block of the element-wise kernels (digits, dense count, the sort at full width).
 const BLOCK: u32 = 256;
-const EC_BLOCK: u32 = 64;
-/// Scan tile (msm.py's SCAN_TILE).
-const SCAN_TILE: usize = 2048;
 /// Default chunk: all points when they are on the device (up to 2^26), 256 MiB of raw bytes per
 /// staging buffer when they are streamed from the host.
 const DEVICE_CHUNK: usize = 1 << 26;
 const HOST_STAGE_BYTES: usize = 256 << 20;
+/// Priority of the sort's stream: the most urgent, so that a freed SM slot goes to the sort's
+/// next block first and group g+1 is ready before group g's accumulation ends (G1 2^26 on the
+/// H200: 404.5 ms against 408.9 at the default priority). Clamped to the device's range.
+const SORT_PRIORITY: i32 = -5;
+
+/// The kernels of one MSM: its group's module and the .params conversion (streamed points).
+#[derive(Clone, Copy)]
+pub(super) struct Kernels<'a> {
+    pub msm: &'a MsmKernels,
+    pub srs: &'a SrsKernels,
+}
 
 /// Σ w_i·P_i for i < n: the whole pipeline, chunk by chunk.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn msm<G: Group>(
     gpu: &Gpu,
-    m: &Module,
-    srs: &Module,
+    kernels: Kernels,
     sms: u32,
+    tuning: MsmTuning,
     cache: &Cache,
-    points: Points,
+    points: MsmPoints,
     w: Weights,
     n: usize,
     chunk: usize,
 ) -> Result<G::Jac> {
-    let mut phases = Phases::new(gpu)?;
+    let mut phases = Phases::new(gpu, tuning.phases)?;
     let dense = match w {
-        Weights::Scalars(s) => Some(count_dense(gpu, m, sms, s, n)?),
+        Weights::Scalars(s) => Some(count_dense(gpu, kernels.msm, sms, s, n)?),
         Weights::Bitmap(_) => None,
     };
-    let host = matches!(points, Points::Host(_));
+    let host = matches!(points, MsmPoints::Host(_));
     let default = if host { HOST_STAGE_BYTES / G::SER } else { DEVICE_CHUNK };
-    let mut plan = Plan::new(n, dense, if chunk == 0 { default } else { chunk });
+    let mut plan = MsmPlan::new(n, dense, if chunk == 0 { default } else { chunk }, tuning);
     if chunk == 0 {
         let (free, _) = gpu.ctx.mem_info()?;
         plan = plan.fit((free + cache.bytes()) / 10 * 8, 4 * G::W, sms);
     }
-    let mut src = Source::<G>::new(gpu, srs, points, n, plan.chunk)?;
-    let mut run = Run::<G>::new(gpu, m, plan, sms, cache.take(gpu))?;
+    let mut src = Source::<G>::new(gpu, kernels.srs, points, n, plan.chunk)?;
+    let mut run = Run::<G>::new(gpu, kernels.msm, plan, sms, cache.take(gpu))?;
     phases.mark("setup")?;
     src.stage(0, 0, plan.chunk.min(n))?;
     for k in 0..plan.chunks() {
         let s = k * plan.chunk;
         let len = plan.chunk.min(n - s);
-        let pts = src.upload(k, s, len)?;
+        src.upload(k, len)?;
         phases.mark("points")?;
         let groups = run.sort_chunk(w, s, len)?;
         if k + 1 < plan.chunks() {
             let s1 = s + plan.chunk;
             src.stage(k + 1, s1, plan.chunk.min(n - s1))?; // the CPU copies while the device sorts
         }
+        let pts = src.points(s, len)?;
         let mut records = 0;
         for g in 0..groups {
             let (base, total) = run.wait_sorted(g)?;
             phases.mark("sort")?;
             if g == 0 && host {
-                gpu.stream.synchronize()?; // the conversion's status words of this chunk
-                src.check(s, len)?;
+                src.check(s, len)?; // the conversion's status words of this chunk
             }
             records += run.accumulate_buckets(pts, base, total, records, g)?;
             phases.mark("accumulate")?;
@@ -83,22 +97,14 @@ pub(super) fn msm<G: Group>(
     Ok(r)
 }
 
-/// Grid of the curve kernels for `threads` threads.
-fn ec_grid(threads: usize) -> (u32, u32) {
-    (threads.div_ceil(EC_BLOCK as usize) as u32, 1)
-}
-
 /// Number of scalars that are neither 0 nor 1 (sizes the window).
-fn count_dense(gpu: &Gpu, m: &Module, sms: u32, scalars: &DeviceBuffer<u32>, n: usize) -> Result<usize> {
+fn count_dense(gpu: &Gpu, k: &MsmKernels, sms: u32, scalars: &DeviceBuffer<u32>, n: usize) -> Result<usize> {
     let mut counter = gpu.alloc::<u32>(1)?;
     counter.fill_bytes(0)?;
-    let f = m.function("msm_count_dense")?;
-    let args = [scalars.arg(), counter.arg(), KernelArg::U32(n as u32)];
-    // SAFETY: msm_count_dense(scalars, counter, n) reads n scalars of 8 words (n = len/8 checked by
-    // the caller) and adds to one counter word; both buffers outlive the synchronous read below.
-    // (grid-stride: 8 blocks per SM are enough to read at full bandwidth)
+    let args = MsmCountDenseArgs { scalars: scalars.view(), counter: counter.view(), n: n as u32 };
+    // grid-stride: 8 blocks per SM are enough to read at full bandwidth
     let grid = n.div_ceil(BLOCK as usize).clamp(1, 8 * sms as usize) as u32;
-    unsafe { f.launch(&gpu.stream, grid, BLOCK, &args)? };
+    k.count_dense().launch(&gpu.stream, grid, BLOCK, &args)?;
     let mut c = [0u32];
     counter.copy_to_host(&mut c)?;
     Ok(c[0] as usize)
@@ -139,7 +145,7 @@ fn take(gpu: &Gpu, spare: &mut Vec<DeviceBuffer<u32>>, len: usize) -> Result<Dev
 
 /// The sort's own stream, the group totals it copies back to the host and an event per group;
 /// and the second accumulation stream with its event.
-/// Dropped first in [`Run`]: it waits for its streams, so no kernel outlives the buffers.
+/// Dropped first in [`Run`]: it waits for its streams.
 struct Sorter {
     stream: Arc<Stream>,
     ready: Event,
@@ -149,29 +155,23 @@ struct Sorter {
     /// Odd groups accumulate here, so that one window's accumulation fills the SM slots that the
     /// last wave of the one before leaves free (kernels of one stream run one after the other).
     acc: Option<(Arc<Stream>, Event)>,
-    /// Blocks per SM of the slim ranks and scatter launches of the groups after the first (None:
-    /// one thread per element for every group); see [`Run::sort_launch`].
-    slim: Option<u32>,
+    /// Blocks per SM of the slim ranks and scatter launches of the groups after the first; see
+    /// [`Run::sort_launch`].
+    slim: u32,
 }
 
 impl Sorter {
-    fn new(gpu: &Gpu, plan: &Plan) -> Result<Sorter> {
-        // the most urgent priority by default: a freed SM slot goes to the sort's next block first,
-        // so group g+1 is ready before group g's accumulation ends (G1 2^26: 404.5 ms against
-        // 408.9 at the default priority); FILSNARK_MSM_SORT_PRIORITY overrides.
-        let level = std::env::var("FILSNARK_MSM_SORT_PRIORITY").ok().and_then(|v| v.parse().ok()).unwrap_or(-5);
+    fn new(gpu: &Gpu, plan: &MsmPlan) -> Result<Sorter> {
         let groups = plan.window_groups();
-        let streams = std::env::var("FILSNARK_MSM_ACC_STREAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(2u32);
-        let acc =
-            if streams >= 2 && groups.len() > 1 { Some((Stream::new(&gpu.ctx)?, Event::new(&gpu.ctx)?)) } else { None };
+        let acc = if groups.len() > 1 { Some((Stream::new(&gpu.ctx)?, Event::new(&gpu.ctx)?)) } else { None };
         Ok(Sorter {
-            stream: Stream::with_priority(&gpu.ctx, level)?,
+            stream: Stream::with_priority(&gpu.ctx, SORT_PRIORITY)?,
             ready: Event::new(&gpu.ctx)?,
             sorted: groups.iter().map(|_| Event::new(&gpu.ctx)).collect::<Result<_>>()?,
             totals: PinnedBuffer::new(&gpu.ctx, groups.len())?,
             groups,
             acc,
-            slim: plan::slim_blocks_per_sm(),
+            slim: plan.tuning.slim_blocks_per_sm,
         })
     }
 }
@@ -189,8 +189,8 @@ impl Drop for Sorter {
 pub(super) struct Run<'a, G: Group> {
     sorter: Sorter,
     gpu: &'a Gpu,
-    m: &'a Module,
-    pub plan: Plan,
+    k: &'a MsmKernels,
+    pub plan: MsmPlan,
     sms: u32,
     buckets: DeviceBuffer<u32>,
     digits: DeviceBuffer<u32>,
@@ -215,17 +215,29 @@ pub(super) struct Run<'a, G: Group> {
 }
 
 impl<'a, G: Group> Run<'a, G> {
-    fn new(gpu: &'a Gpu, m: &'a Module, plan: Plan, sms: u32, mut spare: Vec<DeviceBuffer<u32>>) -> Result<Self> {
+    fn new(
+        gpu: &'a Gpu,
+        k: &'a MsmKernels,
+        plan: MsmPlan,
+        sms: u32,
+        mut spare: Vec<DeviceBuffer<u32>>,
+    ) -> Result<Self> {
         let xyzz = 4 * G::W;
+        if k.accumulate().xyzz_words() as usize != xyzz {
+            return Err(GpuError::Invalid(format!(
+                "the {} MSM kernels' point layout differs from the host's",
+                G::NAME
+            )));
+        }
         let t1 = plan.records(sms);
         let t2 = t1.div_ceil(RUN_T) + 1;
-        let ntiles = plan.buckets().div_ceil(SCAN_TILE);
+        let ntiles = plan.buckets().div_ceil(SCAN_TILE as usize);
         let mut t = |len: usize| take(gpu, &mut spare, len);
         let mut buckets = t(plan.buckets() * xyzz)?;
         // One chunk: the accumulation overwrites every bucket with entries and the bucket sums
         // skip the others by their count, so the buckets are not cleared (2^26: 3.2 GB of writes
         // the first sort waited for). Several chunks add into the buckets: cleared to infinity.
-        let fresh = plan.chunks() == 1 && std::env::var("FILSNARK_MSM_FRESH").map_or(true, |v| v.trim() != "0");
+        let fresh = plan.chunks() == 1;
         if !fresh {
             for (k0, k1) in plan.live_buckets(sms) {
                 buckets.fill_bytes_at(k0 * xyzz, (k1 - k0) * xyzz, 0)?; // infinity (ZZ = 0)
@@ -235,7 +247,7 @@ impl<'a, G: Group> Run<'a, G> {
             fresh,
             sorter: Sorter::new(gpu, &plan)?,
             gpu,
-            m,
+            k,
             plan,
             sms,
             buckets,
@@ -277,35 +289,6 @@ impl<'a, G: Group> Run<'a, G> {
         ];
         v.extend(self.extra);
         v
-    }
-
-    fn kernel(&self, what: &str) -> String {
-        format!("msm_{}_{what}", G::NAME.to_lowercase())
-    }
-
-    /// Launches `name` on `stream` (the MSM stream or the sort's).
-    ///
-    /// # Safety
-    /// `args` must match the kernel's parameter list (msm.py), and every buffer they name must be
-    /// large enough for the threads launched and live until the stream has passed the launch.
-    unsafe fn launch_on(
-        &self,
-        stream: &Stream,
-        name: &str,
-        grid: (u32, u32),
-        block: u32,
-        args: &[KernelArg],
-    ) -> Result<()> {
-        let f = self.m.function(name)?;
-        f.launch_ex(stream, grid, block, 0, args)
-    }
-
-    /// Launches `name` on the MSM stream.
-    ///
-    /// # Safety
-    /// As [`Run::launch_on`].
-    unsafe fn launch(&self, name: &str, grid: (u32, u32), block: u32, args: &[KernelArg]) -> Result<()> {
-        self.launch_on(&self.gpu.stream, name, grid, block, args)
     }
 
     /// Enqueues the sort of the chunk, window group after window group, on the sort stream (after
@@ -351,17 +334,17 @@ impl<'a, G: Group> Run<'a, G> {
     /// The batch addition's sort (one group, the ones bucket alone): each set bit of the chunk's
     /// bitmap straight into the sorted list, its count into the group total. Returns 1 (groups).
     fn sort_bitmap(&mut self, bitmap: &DeviceBuffer<u32>, s: usize, len: usize) -> Result<usize> {
-        let args = [bitmap.arg_at(s / 32)?, self.sorted.arg(), self.counts.arg(), KernelArg::U32(len as u32)];
+        let args = MsmBitmapSortArgs {
+            bitmap: bitmap.slice(s / 32..)?,
+            sorted: self.sorted.view(),
+            counter: self.counts.slice(..1)?,
+            n: len as u32,
+        };
         let st = &self.sorter.stream;
-        // SAFETY: msm_bitmap_sort(bitmap, sorted, counter, n): thread i < len reads bitmap word
-        // (s+i)/32 (s is a multiple of 32; bitmap.len() >= n/32 checked by the caller) and writes
-        // at most one pair of words below 2·len into sorted (entries() >= chunk >= len pairs) and
-        // adds to counts[0]. BLOCK is a multiple of 32 (lanes are bits of one word). The totals
-        // slot lives in the sorter until it is dropped, after the stream.
-        unsafe {
-            self.launch_on(st, "msm_bitmap_sort", (len.div_ceil(BLOCK as usize) as u32, 1), BLOCK, &args)?;
-            self.counts.copy_to_host_on(st, 0, &mut self.sorter.totals[0..1])?;
-        }
+        // SAFETY: the counter is counts[0], zeroed for this chunk by sort_chunk before the sort
+        // stream waited for the MSM stream, so it ends at the set bits among the chunk's len.
+        unsafe { self.k.bitmap_sort().launch(st, blocks_for(len, BLOCK), BLOCK, &args)? };
+        self.counts.download(st, 0, &mut self.sorter.totals, 0, 1)?;
         self.sorter.sorted[0].record(st)?;
         Ok(1)
     }
@@ -369,21 +352,16 @@ impl<'a, G: Group> Run<'a, G> {
     /// Signed digits of every window of the chunk's scalars, and the ones row.
     fn signed_digits(&self, scalars: &DeviceBuffer<u32>, s: usize, len: usize) -> Result<()> {
         let p = self.plan;
-        let args = [
-            scalars.arg_at(8 * s)?,
-            self.digits.arg(),
-            KernelArg::U32(len as u32),
-            KernelArg::U32(p.c),
-            KernelArg::U32(p.nwin),
-            KernelArg::U32(p.chunk as u32),
-            KernelArg::U32(p.wide),
-        ];
-        let grid = (len.div_ceil(BLOCK as usize) as u32, 1);
-        // SAFETY: msm_digits(scalars, digits, n, c, nwin, stride, wide): thread i < len reads scalar
-        // s+i (8 words, in range: n = scalars.len()/8) and writes rows 0..=nwin of digits at stride
-        // chunk >= len. The buffers were allocated on the MSM stream, which the sort stream waits
-        // for (sort_chunk).
-        unsafe { self.launch_on(&self.sorter.stream, "msm_digits", grid, BLOCK, &args) }
+        let args = MsmDigitsArgs {
+            scalars: scalars.slice(8 * s..)?,
+            digits: self.digits.view(),
+            n: len as u32,
+            c: p.c,
+            nwin: p.nwin,
+            stride: p.chunk as u32,
+            wide: p.wide,
+        };
+        self.k.digits().launch(&self.sorter.stream, blocks_for(len, BLOCK), BLOCK, &args)
     }
 
     /// Grid and block of group g's msm_ranks and msm_scatter over `len` elements of each of its
@@ -393,13 +371,13 @@ impl<'a, G: Group> Run<'a, G> {
     /// sort block of more than one warp of 32 registers takes the place of one of the 7
     /// accumulation blocks of its SM (they leave 1024 registers free) for as long as it is
     /// resident (2^26: accumulation 342 ms beside the full-grid sorts, 325 alone). So these are
-    /// slim: blocks of one warp (SLIM_BLOCK), FILSNARK_MSM_SLIM_BLOCKS per SM (default 1) shared
-    /// among the rows, each thread looping over its elements; FILSNARK_MSM_SORT_SLIM=0 launches
-    /// every group full.
-    fn sort_launch(&self, len: usize, g: usize, rows: u32) -> ((u32, u32), u32) {
-        match self.sorter.slim {
-            Some(per_sm) if g >= 1 => ((plan::slim_grid_x(len, rows, self.sms, per_sm), rows), SLIM_BLOCK),
-            _ => ((len.div_ceil(BLOCK as usize) as u32, rows), BLOCK),
+    /// slim: blocks of one warp (SLIM_BLOCK), `slim_blocks_per_sm` per SM (default 1) shared
+    /// among the rows, each thread looping over its elements.
+    fn sort_launch(&self, len: usize, g: usize, rows: u32) -> (Grid, u32) {
+        if g >= 1 {
+            (Grid::new(plan::slim_grid_x(len, rows, self.sms, self.sorter.slim), rows), SLIM_BLOCK)
+        } else {
+            (Grid::new(blocks_for(len, BLOCK), rows), BLOCK)
         }
     }
 
@@ -407,22 +385,20 @@ impl<'a, G: Group> Run<'a, G> {
     fn rank_digits(&self, len: usize, g: usize) -> Result<()> {
         let p = self.plan;
         let (w0, rows) = self.group_rows(g);
-        let args = [
-            self.digits.arg(),
-            self.ranks.arg(),
-            self.counts.arg(),
-            KernelArg::U32(len as u32),
-            KernelArg::U32(p.c),
-            KernelArg::U32(p.chunk as u32),
-            KernelArg::U32(w0),
-        ];
+        let args = MsmRanksArgs {
+            digits: self.digits.view(),
+            ranks: self.ranks.view(),
+            counts: self.counts.view(),
+            n: len as u32,
+            c: p.c,
+            stride: p.chunk as u32,
+            w0,
+        };
         let (grid, block) = self.sort_launch(len, g, rows);
-        // SAFETY: msm_ranks(digits, ranks, counts, n, c, stride, w0), grid row y is row w0+y <= nwin:
-        // its threads (grid-stride, any grid x; blocks of BLOCK or SLIM_BLOCK, multiples of 32)
-        // read and write the elements i < len of that row of digits and ranks, each once (stride
-        // chunk >= len, rows() rows; len and the grid's threads < 2^30), and add to counts[] below
-        // buckets().
-        unsafe { self.launch_on(&self.sorter.stream, "msm_ranks", grid, block, &args) }
+        // SAFETY: the digit rows w0.. were written by msm_digits with this plan's c (signed_digits,
+        // earlier on this stream), and counts holds buckets() counters: every window's buckets and
+        // the ones bucket.
+        unsafe { self.k.ranks().launch(&self.sorter.stream, grid, block, &args) }
     }
 
     /// Counting sort of group g's digits by bucket: exclusive scan of its buckets' histogram,
@@ -431,44 +407,43 @@ impl<'a, G: Group> Run<'a, G> {
         let p = self.plan;
         let (w0, rows) = self.group_rows(g);
         let (k0, k1) = self.group_buckets(g);
-        let k = k1 - k0;
-        let ntiles = k.div_ceil(SCAN_TILE) as u32;
-        let tiles = [self.counts.arg_at(k0)?, self.tile_sums.arg(), KernelArg::U32(k as u32)];
-        let top = [self.tile_sums.arg(), self.tile_offs.arg(), KernelArg::U32(ntiles)];
-        let apply = [self.counts.arg_at(k0)?, self.tile_offs.arg(), self.offsets.arg_at(k0)?, KernelArg::U32(k as u32)];
-        let scatter = [
-            self.digits.arg(),
-            self.ranks.arg(),
-            self.offsets.arg(),
-            self.sorted.arg_at(2 * self.group_base(g))?,
-            KernelArg::U32(len as u32),
-            KernelArg::U32(p.c),
-            KernelArg::U32(p.nwin),
-            KernelArg::U32(p.chunk as u32),
-            KernelArg::U32(w0),
-        ];
-        let (grid, block) = self.sort_launch(len, g, rows);
+        let k = (k1 - k0) as u32;
         let st = &self.sorter.stream;
-        // SAFETY: the scan kernels read counts[k0..k1) and write tile_sums[0..ntiles),
-        // tile_offs[0..=ntiles], offsets[k0..=k1] (group-relative), all inside buffers sized for
-        // every bucket; msm_scatter (grid-stride over the elements i < len, any grid x) reads the
-        // digit rows w0..w1 (and the ones row for the last group) written by msm_digits and the
-        // ranks written by msm_ranks, and writes each non-zero digit once, as a pair of words at
-        // offsets[b] + rank of the group's region, which holds (w1 - w0) * chunk pairs (the last
-        // region runs to entries()). The totals slot g lives in the sorter until it is dropped,
-        // after the stream.
-        unsafe {
-            self.launch_on(st, "msm_scan_tiles", (ntiles, 1), BLOCK, &tiles)?;
-            self.launch_on(st, "msm_scan_top", (1, 1), BLOCK, &top)?;
-            self.launch_on(st, "msm_scan_apply", (ntiles, 1), BLOCK, &apply)?;
-            self.launch_on(st, "msm_scatter", grid, block, &scatter)?;
-            self.offsets.copy_to_host_on(st, k1, &mut self.sorter.totals[g..g + 1])?;
-        }
+        let tiles = MsmScanTilesArgs { counts: self.counts.slice(k0..k1)?, sums: self.tile_sums.view(), k };
+        self.k.scan_tiles().launch(st, &tiles)?;
+        let ntiles = k.div_ceil(SCAN_TILE);
+        let top = MsmScanTopArgs { sums: self.tile_sums.view(), offs: self.tile_offs.view(), ntiles };
+        self.k.scan_top().launch(st, &top)?;
+        let apply = MsmScanApplyArgs {
+            counts: self.counts.slice(k0..k1)?,
+            offs: self.tile_offs.view(),
+            out: self.offsets.slice(k0..)?,
+            k,
+        };
+        self.k.scan_apply().launch(st, &apply)?;
+        let scatter = MsmScatterArgs {
+            digits: self.digits.view(),
+            ranks: self.ranks.view(),
+            offsets: self.offsets.view(),
+            sorted: self.sorted.slice(2 * self.group_base(g)..)?,
+            n: len as u32,
+            c: p.c,
+            nwin: p.nwin,
+            stride: p.chunk as u32,
+            w0,
+        };
+        let (grid, block) = self.sort_launch(len, g, rows);
+        // SAFETY: the digits are msm_digits' for this plan's c, the ranks msm_ranks' of them in
+        // counts (this chunk's histogram), and offsets[k0..=k1] the exclusive scan of the group's
+        // counts (just above), so the group's pairs land in its region: at most chunk per window,
+        // (w1 - w0)·chunk pairs from group_base, the last region running to entries().
+        unsafe { self.k.scatter().launch(st, grid, block, &scatter)? };
+        self.offsets.download(st, k1, &mut self.sorter.totals, g, 1)?;
         self.sorter.sorted[g].record(st)
     }
 
     /// The stream that accumulates group g: the MSM stream, or for odd g the second one if any.
-    fn acc_stream(&self, g: usize) -> &Stream {
+    fn acc_stream(&self, g: usize) -> &Arc<Stream> {
         match &self.sorter.acc {
             Some((s, _)) if g % 2 == 1 => s,
             _ => &self.gpu.stream,
@@ -481,7 +456,7 @@ impl<'a, G: Group> Run<'a, G> {
         let ev = &self.sorter.sorted[g];
         ev.synchronize()?;
         self.acc_stream(g).wait(ev)?;
-        Ok((self.group_base(g), self.sorter.totals[g] as usize))
+        Ok((self.group_base(g), self.sorter.totals.host(g..g + 1)?[0] as usize))
     }
 
     /// Orders the MSM stream after the second accumulation stream's work so far.
@@ -499,7 +474,7 @@ impl<'a, G: Group> Run<'a, G> {
     /// of partial records (one per thread), written from record `rec` on.
     pub fn accumulate_buckets(
         &mut self,
-        points: KernelArg,
+        points: DeviceSlice<'_, u32>,
         base: usize,
         total: usize,
         rec: usize,
@@ -508,33 +483,28 @@ impl<'a, G: Group> Run<'a, G> {
         if total == 0 {
             return Ok(0);
         }
-        let t = plan::entries_per_thread(total, self.sms);
+        let t = plan::entries_per_thread(total, self.plan.threads(self.sms));
         let nrec = total.div_ceil(t);
-        let args = [
-            self.sorted.arg_at(2 * base)?,
-            self.sorted.arg_at(2 * base + 1)?,
+        let args = MsmAccumulateArgs {
+            ids: self.sorted.slice(2 * base..)?,
+            items: self.sorted.slice(2 * base + 1..)?,
             points,
-            self.buckets.arg(),
-            self.rec[0].0.arg_at(rec)?,
-            self.rec[0].1.arg_at(rec * 4 * G::W)?,
-            self.scratch.arg_at(if G::W == 24 { rec * 2 * G::W } else { 0 })?,
-            KernelArg::U32(total as u32),
-            KernelArg::U32(t as u32),
-            KernelArg::U32(self.fresh as u32),
-        ];
-        // SAFETY: msm_G_accumulate(ids, items, points, buckets, out_ids, out_pts, scratch, N, T,
-        // fresh): with fresh, a run that starts in a thread's range overwrites its bucket. ids
-        // and items are the two words of the sorted pairs (stride 8 bytes) from the group's first
-        // pair `base`; thread j < ceil(N/T) reads pairs [jT, jT+T) of the group (base + N <=
-        // entries(): the group's region), the points
-        // they name (chunk-local indices < len, inside the chunk's points), buckets below buckets(),
-        // and writes record rec+j of rec[0] and its scratch slot (capacity records(): every group's
-        // ceil(N/T) <= max(threads_target, N/256) + 1 side by side). Groups touch disjoint buckets,
-        // records and scratch slots, so two groups may run at once on two streams; the second
-        // stream waited for this group's sort, which waited for the MSM stream's work (the points'
-        // upload, the previous chunk's join), and the join waits for it (join_accumulations).
-        let name = self.kernel("accumulate");
-        unsafe { self.launch_on(self.acc_stream(g), &name, ec_grid(nrec), EC_BLOCK, &args)? };
+            buckets: self.buckets.view(),
+            out_ids: self.rec[0].0.slice(rec..)?,
+            out_pts: self.rec[0].1.slice(rec * 4 * G::W..)?,
+            scratch: self.scratch.slice(if G::W == 24 { rec * 2 * G::W } else { 0 }..)?,
+            n: total as u32,
+            t: t as u32,
+            fresh: self.fresh as u32,
+        };
+        // SAFETY: the pairs from `base` are group g's, written by msm_scatter (or msm_bitmap_sort)
+        // for this chunk before the sort event this stream waited for (wait_sorted): bucket ids
+        // below buckets(), entries naming the chunk's points, which `points` holds. With fresh, a
+        // run that starts in a thread's range overwrites its bucket. Groups touch disjoint
+        // buckets, records and scratch slots, so two groups may run at once on two streams; the
+        // join waits for the second (join_accumulations).
+        let stream = self.acc_stream(g);
+        unsafe { self.k.accumulate().launch(stream, blocks_for(nrec, EC_BLOCK), EC_BLOCK, &args)? };
         Ok(nrec)
     }
 
@@ -545,21 +515,21 @@ impl<'a, G: Group> Run<'a, G> {
         while nrec > 1 {
             let next = nrec.div_ceil(RUN_T);
             let (src, dst) = (&self.rec[cur], &self.rec[1 - cur]);
-            let args = [
-                src.0.arg(),
-                src.1.arg(),
-                self.buckets.arg(),
-                self.buckets.arg(),
-                dst.0.arg(),
-                dst.1.arg(),
-                self.scratch.arg(),
-                KernelArg::U32(nrec as u32),
-                KernelArg::U32(RUN_T as u32),
-            ];
-            // SAFETY: msm_G_reduce_runs reads records [0, nrec) of src and writes records [0, next) of
-            // dst (rec[1] holds ceil(max_threads/RUN_T) + 1 >= next, rec[0] holds every later level);
-            // `points` is unused at these levels.
-            unsafe { self.launch(&self.kernel("reduce_runs"), ec_grid(next), EC_BLOCK, &args)? };
+            let args = MsmReduceRunsArgs {
+                ids: src.0.view(),
+                items: src.1.view(),
+                points: self.buckets.view(),
+                buckets: self.buckets.view(),
+                out_ids: dst.0.view(),
+                out_pts: dst.1.view(),
+                scratch: self.scratch.view(),
+                n: nrec as u32,
+                t: RUN_T as u32,
+            };
+            // SAFETY: the record ids are those the accumulation or the level before wrote: NONE
+            // or a bucket below buckets(). (rec[1] holds ceil(max_threads/RUN_T) + 1 >= next
+            // records, rec[0] every later level: checked by the launcher.)
+            unsafe { self.k.reduce_runs().launch(&self.gpu.stream, blocks_for(next, EC_BLOCK), EC_BLOCK, &args)? };
             nrec = next;
             cur = 1 - cur;
         }
@@ -571,51 +541,42 @@ impl<'a, G: Group> Run<'a, G> {
     pub fn reduce_windows(&mut self) -> Result<G::Jac> {
         let p = self.plan;
         let xyzz = 4 * G::W;
-        let glog = plan::first_segment_log(p.nwin, p.c, self.sms);
+        let glog = p.first_segment_log(self.sms);
         let mut segs = p.nb() >> glog;
         let mut nth = p.nwin as usize * segs;
         let gpu = self.gpu;
         let mut a = (gpu.alloc::<u32>(nth * xyzz)?, gpu.alloc::<u32>(nth * xyzz)?);
         let mut b = (gpu.alloc::<u32>(nth * xyzz)?, gpu.alloc::<u32>(nth * xyzz)?);
         // the narrow windows (from `wide` on) leave the upper half of their buckets empty (and
-        // uncleared): the kernel skips those segments, see Plan::skips_narrow_upper
+        // uncleared): the kernel skips those segments, see MsmPlan::skips_narrow_upper
         let wide = if p.skips_narrow_upper(self.sms) { p.wide } else { p.nwin };
-        let slog = segs.trailing_zeros();
-        let args = [
-            self.buckets.arg(),
-            a.0.arg(),
-            a.1.arg(),
-            self.counts.arg(),
-            KernelArg::U32(nth as u32),
-            KernelArg::U32(glog),
-            KernelArg::U32(slog),
-            KernelArg::U32(wide),
-            KernelArg::U32(self.fresh as u32),
-        ];
-        // SAFETY: msm_G_bucket_sums(inR, outR, outT, counts, nthreads, glog, slog, wide, fresh):
-        // thread t < nth reads buckets [t·2^glog, (t+1)·2^glog) (nth·2^glog = nwin·nb buckets,
-        // 2^slog segments per window) unless its segment is one the narrow windows leave empty
-        // (with fresh: only those whose count in counts[0..buckets()) is not 0), and writes slot t
-        // of outR and outT.
-        unsafe { self.launch(&self.kernel("bucket_sums"), ec_grid(nth), EC_BLOCK, &args)? };
+        let args = MsmBucketSumsArgs {
+            in_r: self.buckets.view(),
+            out_r: a.0.view(),
+            out_t: a.1.view(),
+            counts: Some(self.counts.view()),
+            nthreads: nth as u32,
+            glog,
+            slog: segs.trailing_zeros(),
+            wide,
+            fresh: self.fresh as u32,
+        };
+        self.k.bucket_sums().launch(&gpu.stream, blocks_for(nth, EC_BLOCK), EC_BLOCK, &args)?;
         let mut llog = glog;
         while segs > 1 {
             let gl = segs.trailing_zeros().min(5);
             segs >>= gl;
             nth = p.nwin as usize * segs;
-            let args = [
-                a.0.arg(),
-                a.1.arg(),
-                b.0.arg(),
-                b.1.arg(),
-                KernelArg::U32(nth as u32),
-                KernelArg::U32(gl),
-                KernelArg::U32(llog),
-            ];
-            // SAFETY: msm_G_segment_sums: thread t < nth reads segments [t·2^gl, (t+1)·2^gl) of the
-            // previous level (nth·2^gl of them) and writes slot t of outR and outT (both hold the
-            // first level's count, the largest).
-            unsafe { self.launch(&self.kernel("segment_sums"), ec_grid(nth), EC_BLOCK, &args)? };
+            let args = MsmSegmentSumsArgs {
+                in_r: a.0.view(),
+                in_t: a.1.view(),
+                out_r: b.0.view(),
+                out_t: b.1.view(),
+                nthreads: nth as u32,
+                glog: gl,
+                llog,
+            };
+            self.k.segment_sums().launch(&gpu.stream, blocks_for(nth, EC_BLOCK), EC_BLOCK, &args)?;
             std::mem::swap(&mut a, &mut b);
             llog += gl;
         }
@@ -647,7 +608,7 @@ impl<'a, G: Group> Run<'a, G> {
 /// Σ_w 2^(o_w)·W_w + ones from `sums` = [W_0 .. W_{nwin-1}, ones], o_w the widths of the windows
 /// below w: Horner from the top window. About 255 doublings in a row: on one GPU thread they
 /// took ~2 ms (G1), on the CPU well under one.
-fn horner<G: Group>(sums: &[G::Jac], p: &Plan) -> G::Jac {
+fn horner<G: Group>(sums: &[G::Jac], p: &MsmPlan) -> G::Jac {
     let nwin = p.nwin as usize;
     let mut acc = sums[nwin - 1];
     for w in (0..nwin - 1).rev() {
@@ -660,7 +621,7 @@ fn horner<G: Group>(sums: &[G::Jac], p: &Plan) -> G::Jac {
     G::add(&acc, &sums[nwin])
 }
 
-/// Device time between phase marks (CUDA events), printed to stderr when FILSNARK_MSM_PHASES is set.
+/// Device time between phase marks (CUDA events), printed to stderr with MsmTuning::phases.
 struct Phases {
     on: bool,
     ctx: std::sync::Arc<crate::gpu::Context>,
@@ -669,13 +630,8 @@ struct Phases {
 }
 
 impl Phases {
-    fn new(gpu: &Gpu) -> Result<Phases> {
-        let mut p = Phases {
-            on: std::env::var_os("FILSNARK_MSM_PHASES").is_some(),
-            ctx: gpu.ctx.clone(),
-            stream: gpu.stream.clone(),
-            marks: Vec::new(),
-        };
+    fn new(gpu: &Gpu, on: bool) -> Result<Phases> {
+        let mut p = Phases { on, ctx: gpu.ctx.clone(), stream: gpu.stream.clone(), marks: Vec::new() };
         p.mark("start")?;
         Ok(p)
     }
@@ -689,7 +645,7 @@ impl Phases {
         Ok(())
     }
 
-    fn report(&self, group: &str, plan: &Plan) -> Result<()> {
+    fn report(&self, group: &str, plan: &MsmPlan) -> Result<()> {
         if !self.on {
             return Ok(());
         }

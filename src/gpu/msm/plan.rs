@@ -1,4 +1,5 @@
 //! Sizes of one MSM: window, chunk, work per thread, and the device memory they imply.
+use super::tuning::MsmTuning;
 
 /// Smallest and largest window sizes considered.
 const C_MIN: u32 = 4;
@@ -23,40 +24,22 @@ pub fn wide_windows(c: u32, nwin: u32) -> u32 {
     (256 - nwin as i64 * (c as i64 - 1)).clamp(0, nwin as i64) as u32
 }
 
-/// Entries per thread of the accumulation: enough threads to fill the device several times over,
-/// at most 256 (the last wave's tail stays short).
-pub fn entries_per_thread(total: usize, sms: u32) -> usize {
-    total.div_ceil(threads_target(sms)).clamp(8, 256)
+/// Entries per thread of the accumulation: enough threads (`threads`, the target) to fill the
+/// device several times over, at most 256 (the last wave's tail stays short).
+pub fn entries_per_thread(total: usize, threads: usize) -> usize {
+    total.div_ceil(threads.max(1)).clamp(8, 256)
 }
 
 /// Upper bound of the accumulation threads (one partial record each) for `entries` sorted
-/// entries in `groups` window groups: per group at most max(threads_target, its entries / 256) + 1.
-pub fn max_threads(entries: usize, sms: u32, groups: usize) -> usize {
-    groups * (threads_target(sms) + 1) + entries.div_ceil(256)
-}
-
-/// Threads wanted in flight: 2048 per SM (several waves of the curve kernels);
-/// FILSNARK_MSM_THREADS_PER_SM (64..=8192) overrides, for measurements.
-pub fn threads_target(sms: u32) -> usize {
-    let per_sm = std::env::var("FILSNARK_MSM_THREADS_PER_SM").ok().and_then(|v| v.parse::<usize>().ok());
-    sms as usize * per_sm.filter(|t| (64..=8192).contains(t)).unwrap_or(2048)
+/// entries in `groups` window groups: per group at most max(threads, its entries / 256) + 1.
+pub fn max_threads(entries: usize, threads: usize, groups: usize) -> usize {
+    groups * (threads + 1) + entries.div_ceil(256)
 }
 
 /// Threads per block of the slim sort launches: one warp. The accumulation takes 14 warps of
 /// 4608 registers per SM (142 registers, 7 blocks of 64 threads: 64512 of 65536), so the 1024
 /// registers left hold one warp of at most 32 registers (msm_ranks and msm_scatter: 32).
 pub const SLIM_BLOCK: u32 = 32;
-
-/// Blocks per SM of the slim sort launches (the sort groups that run beside an accumulation,
-/// pipeline.rs: sort_launch): FILSNARK_MSM_SLIM_BLOCKS (1..=64, default 1); None when
-/// FILSNARK_MSM_SORT_SLIM=0, one thread per element for every group (for measurements).
-pub fn slim_blocks_per_sm() -> Option<u32> {
-    if std::env::var("FILSNARK_MSM_SORT_SLIM").is_ok_and(|v| v.trim() == "0") {
-        return None;
-    }
-    let per_sm = std::env::var("FILSNARK_MSM_SLIM_BLOCKS").ok().and_then(|v| v.trim().parse::<u32>().ok());
-    Some(per_sm.filter(|b| (1..=64).contains(b)).unwrap_or(1))
-}
 
 /// Grid x of a slim sort launch over `len` elements in each of `rows` rows (grid y): `per_sm`
 /// blocks per SM shared among the rows, so that the launch as a whole holds about `per_sm`
@@ -70,21 +53,19 @@ pub fn slim_grid_x(len: usize, rows: u32, sms: u32, per_sm: u32) -> u32 {
 pub const RUN_T: usize = 32;
 
 /// log2 of the buckets per segment of the first bucket-reduction level: the largest that still
-/// leaves sms·512 threads (FILSNARK_MSM_SEGMENT_THREADS_PER_SM, 64..=8192, overrides, for
-/// measurements). (sms·2048, shorter segments and a shorter last wave, measured no faster at
-/// 2^26 on the H200 and slower at 2^20, where the extra segment levels add latency.)
-pub fn first_segment_log(nwin: u32, c: u32, sms: u32) -> u32 {
+/// leaves `threads` threads (sms·512 by default). (sms·2048, shorter segments and a shorter last
+/// wave, measured no faster at 2^26 on the H200 and slower at 2^20, where the extra segment
+/// levels add latency.)
+pub fn first_segment_log(nwin: u32, c: u32, threads: usize) -> u32 {
     let total = (nwin as usize) << (c - 1);
-    let per_sm = std::env::var("FILSNARK_MSM_SEGMENT_THREADS_PER_SM").ok().and_then(|v| v.trim().parse::<usize>().ok());
-    let want = sms as usize * per_sm.filter(|t| (64..=8192).contains(t)).unwrap_or(512);
     let mut g = 0;
-    while g < c - 1 && (total >> (g + 1)) >= want {
+    while g < c - 1 && (total >> (g + 1)) >= threads {
         g += 1;
     }
     g
 }
 
-/// Chunks of at least this many points sort in one group per window (FILSNARK_MSM_GROUPS
+/// Chunks of at least this many points sort in one group per window (MsmTuning::groups
 /// overrides): the device sorts window w+1 on a stream of its own while it accumulates window w.
 /// H200, G1 2^26: 422 ms in one group, 404.5 in 12; 2^24: 119 -> 114 ms. Below, the host wait
 /// and launches per group cost more than the overlap brings (2^20: 16.1 -> 16.8 ms).
@@ -92,7 +73,7 @@ const GROUPED_FROM: usize = 1 << 22;
 
 /// One MSM (or batch addition, nwin = 0).
 #[derive(Debug, Clone, Copy)]
-pub struct Plan {
+pub struct MsmPlan {
     pub n: usize,
     /// Window bits (1 in batch mode, where only the ones bucket exists): the widest windows.
     pub c: u32,
@@ -104,16 +85,16 @@ pub struct Plan {
     pub groups: u32,
     /// Points per chunk (a multiple of 32, so a chunk starts on a bitmap word).
     pub chunk: usize,
+    pub tuning: MsmTuning,
 }
 
-impl Plan {
+impl MsmPlan {
     /// `dense`: the number of scalars neither 0 nor 1 (None: batch addition). The window comes
-    /// from [`window_bits`] unless FILSNARK_MSM_WINDOW names one (4..=24, for measurements).
-    pub fn new(n: usize, dense: Option<usize>, chunk: usize) -> Plan {
-        let forced = std::env::var("FILSNARK_MSM_WINDOW").ok().and_then(|v| v.parse::<u32>().ok());
+    /// from [`window_bits`] unless the tuning names one.
+    pub fn new(n: usize, dense: Option<usize>, chunk: usize, tuning: MsmTuning) -> MsmPlan {
         let (c, nwin) = match dense {
             Some(d) => {
-                let c = forced.filter(|c| (C_MIN..=24).contains(c)).unwrap_or_else(|| window_bits(d.max(1)));
+                let c = tuning.window.filter(|c| (C_MIN..=24).contains(c)).unwrap_or_else(|| window_bits(d.max(1)));
                 (c, windows(c))
             }
             None => (1, 0),
@@ -125,9 +106,18 @@ impl Plan {
         let wide = wide_windows(c, nwin);
         let chunk = chunk.min(cap);
         let default = if chunk >= GROUPED_FROM { nwin } else { 1 };
-        let want = std::env::var("FILSNARK_MSM_GROUPS").ok().and_then(|v| v.parse().ok()).unwrap_or(default);
-        let groups = want.clamp(1, nwin.max(1));
-        Plan { n, c, nwin, wide, groups, chunk }
+        let groups = tuning.groups.unwrap_or(default).clamp(1, nwin.max(1));
+        MsmPlan { n, c, nwin, wide, groups, chunk, tuning }
+    }
+
+    /// Accumulation threads wanted in flight on `sms` SMs.
+    pub fn threads(&self, sms: u32) -> usize {
+        sms as usize * self.tuning.threads_per_sm as usize
+    }
+
+    /// log2 of the buckets per segment of the first bucket-reduction level ([`first_segment_log`]).
+    pub fn first_segment_log(&self, sms: u32) -> u32 {
+        first_segment_log(self.nwin, self.c, sms as usize * self.tuning.segment_threads_per_sm as usize)
     }
 
     /// The windows [w0, w1) of each sort group (batch mode: one group, the ones row alone).
@@ -138,7 +128,7 @@ impl Plan {
 
     /// Partial records of the accumulation of one chunk (every group's, side by side).
     pub fn records(&self, sms: u32) -> usize {
-        max_threads(self.entries(), sms, self.groups as usize)
+        max_threads(self.entries(), self.threads(sms), self.groups as usize)
     }
 
     /// Buckets per window.
@@ -147,11 +137,10 @@ impl Plan {
     }
     /// Whether the bucket reduction skips the upper half of the narrow windows' buckets, which
     /// no digit reaches (a (c−1)-bit window's digits reach bucket 2^(c−2) at most): the windows
-    /// are mixed, the first reduction level has at least two segments per window and
-    /// FILSNARK_MSM_SKIP_EMPTY is not 0. Those buckets are then neither cleared nor read.
+    /// are mixed and the first reduction level has at least two segments per window. Those
+    /// buckets are then neither cleared nor read.
     pub fn skips_narrow_upper(&self, sms: u32) -> bool {
-        let on = std::env::var("FILSNARK_MSM_SKIP_EMPTY").map_or(true, |v| v.trim() != "0");
-        on && self.wide < self.nwin && (self.nb() >> first_segment_log(self.nwin, self.c, sms)) >= 2
+        self.wide < self.nwin && (self.nb() >> self.first_segment_log(sms)) >= 2
     }
 
     /// The bucket ranges [k0, k1) to set to infinity before the first chunk: every bucket, or
@@ -209,7 +198,7 @@ impl Plan {
     }
 
     /// Halves the chunk until the workspace fits in `free` bytes (not below 2^16 points).
-    pub fn fit(mut self, free: usize, xyzz: usize, sms: u32) -> Plan {
+    pub fn fit(mut self, free: usize, xyzz: usize, sms: u32) -> MsmPlan {
         while self.bytes(xyzz, sms) > free && self.chunk > 1 << 16 {
             self.chunk = (self.chunk / 2).next_multiple_of(32);
         }
@@ -232,23 +221,27 @@ mod tests {
             assert!(c * wide + (c - 1) * (nwin - wide) >= 256);
             assert!(wide == 0 || c * wide + (c - 1) * (nwin - wide) == 256);
         }
-        let p26 = Plan::new(1 << 26, Some(1 << 26), 0);
+        let t = MsmTuning::default();
+        let p26 = MsmPlan::new(1 << 26, Some(1 << 26), 0, t);
         assert_eq!((p26.c, p26.nwin, p26.wide), (22, 12, 4)); // 4 x 22 + 8 x 21 bits
-        let groups = Plan { groups: 5, ..p26 }.window_groups();
+        let groups = MsmPlan { groups: 5, ..p26 }.window_groups();
         assert_eq!(groups.len(), 5);
         assert!(groups.windows(2).all(|g| g[0].1 == g[1].0 && g[0].0 < g[0].1));
         assert_eq!((groups[0].0, groups[4].1), (0, 12));
-        let p = Plan::new(1000, Some(1000), 0);
+        let p = MsmPlan::new(1000, Some(1000), 0, t);
         assert_eq!(p.chunk, 1024);
-        assert_eq!(Plan::new(5000, Some(1), 1000).chunk, 992);
-        assert_eq!(Plan::new(5000, Some(1), 1000).chunks(), 6);
-        let sparse = Plan::new(1 << 27, Some(3), 0);
+        assert_eq!(MsmPlan::new(5000, Some(1), 1000, t).chunk, 992);
+        assert_eq!(MsmPlan::new(5000, Some(1), 1000, t).chunks(), 6);
+        let sparse = MsmPlan::new(1 << 27, Some(3), 0, t);
         assert!(sparse.rows() * sparse.chunk <= 1 << 31 && sparse.chunk.is_multiple_of(32));
         assert_eq!(p.buckets(), p.nwin as usize * p.nb() + 1);
-        let b = Plan::new(70, None, 0);
+        let b = MsmPlan::new(70, None, 0, t);
         assert_eq!((b.nwin, b.ones(), b.buckets()), (0, 0, 1));
-        assert_eq!(first_segment_log(12, 22, 132), 8);
-        assert_eq!(first_segment_log(16, 16, 132), 2);
+        assert_eq!(first_segment_log(12, 22, 132 * 512), 8);
+        assert_eq!(first_segment_log(16, 16, 132 * 512), 2);
+        assert_eq!(p26.first_segment_log(132), 8);
+        let forced = MsmPlan::new(1 << 26, Some(1 << 26), 0, MsmTuning { window: Some(20), groups: Some(3), ..t });
+        assert_eq!((forced.c, forced.groups), (20, 3));
         assert_eq!(slim_grid_x(1 << 26, 1, 132, 1), 132);
         assert_eq!(slim_grid_x(1 << 26, 2, 132, 1), 66); // the last group: its window and the ones row
         assert_eq!(slim_grid_x(1 << 26, 1, 132, 3), 396);
@@ -261,7 +254,7 @@ mod tests {
     #[test]
     fn live_buckets_cover_every_reachable_bucket() {
         for (n, sms) in [(1usize << 26, 132), (1 << 20, 132), (5000, 132), (1 << 26, 1)] {
-            let p = Plan::new(n, Some(n), 0);
+            let p = MsmPlan::new(n, Some(n), 0, MsmTuning::default());
             let live = p.live_buckets(sms);
             let covered = |k: usize| live.iter().any(|&(k0, k1)| (k0..k1).contains(&k));
             for w in 0..p.nwin as usize {
@@ -278,7 +271,7 @@ mod tests {
                 assert_eq!(live, vec![(0, p.buckets())]);
             }
         }
-        assert!(Plan::new(1 << 26, Some(1 << 26), 0).skips_narrow_upper(132));
-        assert!(!Plan::new(70, None, 0).skips_narrow_upper(132));
+        assert!(MsmPlan::new(1 << 26, Some(1 << 26), 0, MsmTuning::default()).skips_narrow_upper(132));
+        assert!(!MsmPlan::new(70, None, 0, MsmTuning::default()).skips_narrow_upper(132));
     }
 }

@@ -1,10 +1,10 @@
-"""fb_g1 / fb_g2 (fixed_base.py) run whole in the block interpreter (msm_sim.KSim) with the
+"""fb_g1 / fb_g2 (generator_mul.py) run whole in the block interpreter (msm_sim.KSim) with the
 real field and curve code, against Python big-integer scalar multiplication and the
 zcash encoding: edge scalars (0, 1, r-1, digits at the signed boundary, carry chains)
 and random ones. Only the table entries the recoding reads are written; a read of any
 other entry fails ("read of an unwritten word"), which also checks the digits.
 
-  python3 scripts/ptxgen/simtest_fixed_base.py [seed]
+  python3 scripts/ptxgen/simtest_generator_mul.py [seed]
 """
 import random
 import sys
@@ -12,7 +12,7 @@ import time
 
 import ec
 import ec_mem
-import fixed_base as fb
+import generator_mul as fb
 from ff import FP, FR, P, R as RMOD, limbs
 from msm_sim import KSim
 
@@ -151,6 +151,8 @@ def main():
            + fb.kernels())
     S = FbSim(fns, symbols={})
     S.symbols[fb.SLOTS] = S.alloc(fb.G2_BLOCK * fb.SLOT_WORDS)
+    slots = S.symbols[fb.SLOTS]
+    S.shared_windows = [(slots, slots + 4 * fb.G2_BLOCK * fb.SLOT_WORDS)]  # shared memory, not a parameter
     # the last scalar of each launch is past n (its thread must exit at once)
     run(S, "fb_g1", Fp, G1, edge + [random.randrange(RMOD) for _ in range(3)] + [5], 24)
     run(S, "fb_g2", Fp2, G2, edge[:7] + [random.randrange(RMOD)] + [5], 48)

@@ -1,4 +1,4 @@
-"""Fixed-base scalar multiplication for `params setup` (module fixed_base):
+"""Fixed-base scalar multiplication for `params setup` (module generator_mul):
 out[i] = s_i * G for the standard generator G of G1 (fb_g1) or G2 (fb_g2),
 written as the uncompressed zcash encoding that blst_p1/p2_affine_serialize
 produces: G1 96 bytes x || y, G2 192 bytes x.c1 || x.c0 || y.c1 || y.c0, each
@@ -33,6 +33,8 @@ across the call and the loop re-derives its state from memory.
 """
 from ir import Fn
 from ff import FP
+from iface import Kernel
+from rust import export
 from msm_emit import params, gtid, elem, ld, st, ldv, stv, zeros, setp, bra
 from msm_sort import emit_digit
 
@@ -44,6 +46,23 @@ SLOTS = "fb_g2_slots"
 # slot layout (bytes): XYZZ accumulator, affine operand, 16 digit words, window counter (+pad)
 ACC, Q, DIG, K = 0, 96 * 4, 144 * 4, 160 * 4
 SLOT_WORDS = 164
+export("generator_mul", "WINDOW_BITS", WBITS, "Bits per window of the scalars.")
+export("generator_mul", "WINDOWS", NWIN, "Windows per scalar, each with its own table.")
+export("generator_mul", "WINDOW_ENTRIES", HALF, "Table entries per window: d = 1..=2^(WINDOW_BITS - 1).")
+
+
+def iface(g, point_bytes, aff_words, max_block, doc):
+    k = Kernel(f"fb_{g}", sig="GeneratorMul", field=g, doc=doc)
+    n = k.u32s("n")
+    pb = k.const("POINT_BYTES", point_bytes, "Bytes per encoded output point.")
+    aw = k.const("TABLE_POINT_WORDS", aff_words, "u32 words per affine table entry.")
+    mb = k.const("MAX_BLOCK", max_block, "Most threads per block.")
+    k.buffer("out", "u8", n * pb, "writes", "The encoded points s_i * G, i < n.", align=16)
+    k.buffer("scalars", "Scalar", n, "reads", "The scalars s_i, i < n (Montgomery form).", align=16)
+    k.buffer("table", "u32", NWIN * HALF * aw, "reads", "Window k's entry d - 1 at k * 2^15 + d - 1: d * 2^(16k) * G.",
+             align=16)
+    k.block_rule(k.block_v <= mb, "at most MAX_BLOCK threads per block (fb_g2's shared slots)")
+    return k
 
 
 def window_digits(f, c, carry, dw):
@@ -98,9 +117,9 @@ def canonical(f, scalars, idx):
 
 
 def g1_kernel():
-    f = Fn("fb_g1", entry=True, params=[("out", "u64"), ("scalars", "u64"), ("table", "u64"), ("n", "u32")],
-           doc="fb_g1(out, scalars, table, n): out[i] (96 B) = zcash encoding of s_i * G1, i < n.\n"
-               "Registers: accumulator and scalar; g1_madd (Fp inlined) per non-zero digit.")
+    f = iface("g1", 96, 24, 1024,
+              "fb_g1(out, scalars, table, n): out[i] (96 B) = zcash encoding of s_i * G1, i < n.\n"
+              "Registers: accumulator and scalar; g1_madd (Fp inlined) per non-zero digit.").fn(Fn)
     a = params(f, ["out", "scalars", "table"], ["n"])
     idx = gtid(f)
     end = f.label("end")
@@ -143,10 +162,10 @@ def slot(f):
 
 
 def g2_kernel():
-    f = Fn("fb_g2", entry=True, params=[("out", "u64"), ("scalars", "u64"), ("table", "u64"), ("n", "u32")],
-           doc=f"fb_g2(out, scalars, table, n): out[i] (192 B) = zcash encoding of s_i * G2, i < n.\n"
-               f"Blocks of at most {G2_BLOCK} threads (one shared slot each); g2_madd_m on the slot per\n"
-               "non-zero digit, the loop state re-read from the slot after every call.")
+    f = iface("g2", 192, 48, G2_BLOCK,
+              f"fb_g2(out, scalars, table, n): out[i] (192 B) = zcash encoding of s_i * G2, i < n.\n"
+              f"Blocks of at most {G2_BLOCK} threads (one shared slot each); g2_madd_m on the slot per\n"
+              "non-zero digit, the loop state re-read from the slot after every call.").fn(Fn)
     a = params(f, ["out", "scalars", "table"], ["n"])
     idx = gtid(f)
     end, top, done = f.label("end"), f.label("win"), f.label("done")

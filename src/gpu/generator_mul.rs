@@ -1,10 +1,10 @@
 //! Fixed-base scalar multiplication of the standard generators on the device (module
-//! "fixed_base", ptx/setup/fixed_base.ptxi): Fr scalars in, uncompressed zcash-encoded affine
-//! points out, byte for byte what the CPU tables of [`crate::ec::generator_table`] write.
+//! "generator_mul", ptx/setup/generator_mul.ptxi): Fr scalars in, uncompressed zcash-encoded
+//! affine points out, byte for byte what the CPU tables of [`crate::ec::generator_table`] write.
 //!
 //! The device holds the window tables of G1 and G2 (48 and 96 MiB: the CPU path's own blst
 //! tables, uploaded once), one chunk of scalars and one chunk of encoded points; the host holds
-//! two pinned chunks of each. [`FixedBaseGpu::stream`] runs the device on chunk k + 1 (upload,
+//! two pinned chunks of each. [`GeneratorMul::stream`] runs the device on chunk k + 1 (upload,
 //! kernel, download, all ordered on one stream) while the caller's sink handles chunk k (a file
 //! write, in `params setup`), so memory stays bounded whatever the count.
 use std::sync::Mutex;
@@ -12,34 +12,37 @@ use std::sync::Mutex;
 use blstrs::Scalar;
 use rayon::prelude::*;
 
-use super::driver::KernelArg;
+use super::kernels::generator_mul::{WINDOWS, WINDOW_BITS, WINDOW_ENTRIES};
+use super::kernels::{blocks_for, GeneratorMul as Launcher, GeneratorMulArgs, GeneratorMulKernels};
 use super::layout::{fp2_words, fp_words};
-use super::{DeviceBuffer, Event, Gpu, GpuError, Module, PinnedBuffer, Result};
-use crate::ec::generator_table::{g1_generator, g2_generator, G1Table, G2Table, Generator, HALF, NWIN};
+use super::{DeviceBuffer, Gpu, GpuError, PinnedBuffer, Result};
+use crate::ec::generator_table::{g1_generator, g2_generator, G1Table, G2Table, Generator, HALF, NWIN, WBITS};
 
-/// Threads per block of both kernels (fb_g2 has one shared-memory slot for each of 64 threads).
-const BLOCK: usize = 64;
+// The kernels read the CPU path's tables as they are: the same windows.
+const _: () = assert!(WBITS == WINDOW_BITS as usize && NWIN == WINDOWS as usize && HALF == WINDOW_ENTRIES as usize);
+
+/// Threads per block of both kernels (fb_g2 allows at most 64: one shared-memory slot each).
+const BLOCK: u32 = 64;
 /// G1 points per chunk by default (384 MiB of encoded points; G2 chunks hold half as many).
 pub const DEFAULT_CHUNK: usize = 1 << 22;
 
 /// Host and device buffers of the chunk pipeline, two of each host kind (double buffering).
-struct Staging {
+struct ChunkBuffers {
     scalars: [PinnedBuffer<Scalar>; 2],
     points: [PinnedBuffer<u8>; 2],
-    done: [Event; 2],
     dev_scalars: DeviceBuffer<Scalar>,
     dev_points: DeviceBuffer<u8>,
 }
 
 /// The device tables and the chunk pipeline; see the module documentation.
-pub struct FixedBaseGpu {
+pub struct GeneratorMul {
     gpu: Gpu,
-    module: Module,
+    kernels: GeneratorMulKernels,
     /// G1 then G2 tables: `[k·2^15 + d − 1]` = d·2^(16k)·G, affine Montgomery words.
     tables: [DeviceBuffer<u32>; 2],
     /// G1 points per chunk.
     chunk: usize,
-    staging: Mutex<Staging>,
+    buffers: Mutex<ChunkBuffers>,
 }
 
 /// Device words of a table of affine points, `words` per point.
@@ -49,7 +52,7 @@ fn table_words<A: Sync>(entries: &[A], words: usize, to_words: impl Fn(&A, &mut 
     w
 }
 
-impl FixedBaseGpu {
+impl GeneratorMul {
     /// Builds the window tables with blst and uploads them; chunks of [`DEFAULT_CHUNK`].
     pub fn new(gpu: &Gpu) -> Result<Self> {
         let (g1, g2) = rayon::join(|| G1Table::new(&g1_generator()), || G2Table::new(&g2_generator()));
@@ -58,14 +61,14 @@ impl FixedBaseGpu {
 
     /// Uploads existing tables (of the standard generators) and sets up chunks of `chunk` G1
     /// points (`chunk / 2` G2 points): 2·chunk·(96 + 32) bytes of pinned host memory, half that
-    /// on the device besides the 144 MiB of tables. Loads module "fixed_base" (JIT).
+    /// on the device besides the 144 MiB of tables. Loads module "generator_mul" (JIT).
     pub fn with_tables(gpu: &Gpu, g1: &G1Table, g2: &G2Table, chunk: usize) -> Result<Self> {
         let chunk = chunk.max(2);
         let expect = NWIN * HALF;
         if g1.entries().len() != expect || g2.entries().len() != expect {
             return Err(GpuError::Invalid(format!("fixed-base tables of {expect} entries expected")));
         }
-        let module = gpu.load("fixed_base")?;
+        let kernels = GeneratorMulKernels::load(gpu)?;
         let w1 = table_words(g1.entries(), 24, |a, o| {
             o[..12].copy_from_slice(&fp_words(&a.x));
             o[12..].copy_from_slice(&fp_words(&a.y));
@@ -76,16 +79,15 @@ impl FixedBaseGpu {
         });
         let tables = [gpu.upload(&w1)?, gpu.upload(&w2)?];
         let bytes = chunk * Generator::G1.point_bytes();
-        let staging = Staging {
+        let buffers = ChunkBuffers {
             scalars: [PinnedBuffer::new(&gpu.ctx, chunk)?, PinnedBuffer::new(&gpu.ctx, chunk)?],
             points: [PinnedBuffer::new(&gpu.ctx, bytes)?, PinnedBuffer::new(&gpu.ctx, bytes)?],
-            done: [Event::new(&gpu.ctx)?, Event::new(&gpu.ctx)?],
             dev_scalars: gpu.alloc(chunk)?,
             dev_points: gpu.alloc(bytes)?,
         };
         let gpu = gpu.share();
         gpu.stream.synchronize()?;
-        Ok(FixedBaseGpu { gpu, module, tables, chunk, staging: Mutex::new(staging) })
+        Ok(GeneratorMul { gpu, kernels, tables, chunk, buffers: Mutex::new(buffers) })
     }
 
     /// Points of group `g` per chunk.
@@ -106,7 +108,7 @@ impl FixedBaseGpu {
         self.to_bytes(Generator::G2, scalars, out)
     }
 
-    /// s_i·G into `out` for a slice of any length (chunked through [`FixedBaseGpu::stream`]).
+    /// s_i·G into `out` for a slice of any length (chunked through [`GeneratorMul::stream`]).
     pub fn to_bytes(&self, g: Generator, scalars: &[Scalar], out: &mut [u8]) -> anyhow::Result<()> {
         let size = g.point_bytes();
         if out.len() != scalars.len() * size {
@@ -130,18 +132,13 @@ impl FixedBaseGpu {
         fill: &mut dyn FnMut(usize, &mut [Scalar]),
         sink: &mut dyn FnMut(&[u8]) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
-        let mut st = self.staging.lock().map_err(|_| anyhow::anyhow!("fixed-base staging poisoned"))?;
-        let result = self.pipeline(&mut st, g, count, fill, sink);
-        if result.is_err() {
-            // No copy may still be in flight into or out of the pinned buffers.
-            let _ = self.gpu.stream.synchronize();
-        }
-        result
+        let mut bufs = self.buffers.lock().map_err(|_| anyhow::anyhow!("generator_mul buffers poisoned"))?;
+        self.pipeline(&mut bufs, g, count, fill, sink)
     }
 
     fn pipeline(
         &self,
-        st: &mut Staging,
+        bufs: &mut ChunkBuffers,
         g: Generator,
         count: usize,
         fill: &mut dyn FnMut(usize, &mut [Scalar]),
@@ -155,55 +152,42 @@ impl FixedBaseGpu {
         while at < count {
             let n = per.min(count - at);
             let b = k % 2;
-            // Buffer b's last upload and download finished: its event was waited for before the
-            // previous chunk's sink, one iteration ago.
-            fill(at, &mut st.scalars[b][..n]);
-            self.enqueue(st, g, b, n)?;
+            // host_mut waits for buffer b's last upload (the chunk before the previous one)
+            fill(at, bufs.scalars[b].host_mut(..n)?);
+            self.enqueue(bufs, g, b, n)?;
             if let Some((pb, pn)) = pending.take() {
-                st.done[pb].synchronize()?;
-                sink(&st.points[pb][..pn * size])?;
+                sink(bufs.points[pb].host(..pn * size)?)?;
             }
             pending = Some((b, n));
             at += n;
             k += 1;
         }
         if let Some((pb, pn)) = pending {
-            st.done[pb].synchronize()?;
-            sink(&st.points[pb][..pn * size])?;
+            sink(bufs.points[pb].host(..pn * size)?)?;
         }
         Ok(())
     }
 
-    /// Stream-ordered: scalars of buffer b up, kernel, points down into buffer b, event b.
-    fn enqueue(&self, st: &mut Staging, g: Generator, b: usize, n: usize) -> Result<()> {
+    /// Stream-ordered: scalars of buffer b up, kernel, points down into buffer b.
+    fn enqueue(&self, bufs: &mut ChunkBuffers, g: Generator, b: usize, n: usize) -> Result<()> {
         let size = g.point_bytes();
-        let Staging { scalars, points, done, dev_scalars, dev_points } = st;
-        // SAFETY: scalars[b] is pinned and is not written again before event b completes
-        // (`pipeline` waits for it before the next fill of buffer b).
-        unsafe { dev_scalars.copy_from_host_async(&scalars[b][..n])? };
+        let ChunkBuffers { scalars, points, dev_scalars, dev_points } = bufs;
+        dev_scalars.upload(0, &scalars[b], 0..n)?;
         // Poison: a point the kernel failed to write cannot pass for the previous chunk's.
         dev_points.fill_bytes(0xa5)?;
-        let (name, table) = match g {
-            Generator::G1 => ("fb_g1", &self.tables[0]),
-            Generator::G2 => ("fb_g2", &self.tables[1]),
+        let (kernel, table): (&Launcher, _) = match g {
+            Generator::G1 => (self.kernels.g1(), &self.tables[0]),
+            Generator::G2 => (self.kernels.g2(), &self.tables[1]),
         };
-        let f = self.module.function(name)?;
-        let args = [dev_points.arg(), dev_scalars.arg(), table.arg(), KernelArg::U32(n as u32)];
-        // SAFETY: fb_g1/fb_g2(out, scalars, table, n) read n scalars (8 words each) and table
-        // entries (indices below NWIN·HALF, the table's length), and write n points of `size`
-        // bytes: dev_scalars holds `chunk` ≥ n scalars and dev_points chunk·96 ≥ n·size bytes
-        // (G2 chunks are chunk/2 points). Blocks of 64 threads, as fb_g2's shared slots require.
-        unsafe { f.launch(&self.gpu.stream, n.div_ceil(BLOCK) as u32, BLOCK as u32, &args)? };
-        // SAFETY: points[b] is pinned and read (by the sink) only after event b completes; it is
-        // not read or written meanwhile.
-        unsafe { dev_points.copy_to_host_async(&mut points[b][..n * size])? };
-        done[b].record(&self.gpu.stream)
-    }
-}
-
-impl Drop for FixedBaseGpu {
-    fn drop(&mut self) {
-        // The pinned buffers must outlive every copy the stream may still run.
-        let _ = self.gpu.stream.synchronize();
+        if kernel.point_bytes() as usize != size {
+            return Err(GpuError::Invalid(format!(
+                "{g:?}: the kernel writes {} bytes per point",
+                kernel.point_bytes()
+            )));
+        }
+        let args =
+            GeneratorMulArgs { out: dev_points.view(), scalars: dev_scalars.view(), table: table.view(), n: n as u32 };
+        kernel.launch(&self.gpu.stream, blocks_for(n, BLOCK), BLOCK, &args)?;
+        dev_points.download(&self.gpu.stream, 0, &mut points[b], 0, n * size)
     }
 }
