@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ptx-check.sh
-cargo build --release --bin filsnark --example verify_seal --example aggregate_bench --example seal_2kib
+cargo build --release --bin filsnark --example verify_seal --example verify_post --example reference_post --example aggregate_bench --example seal_2kib
 # Every tests/gpu_*.rs binary (GPU tests are #[ignore]d there; gpu-run.sh runs them all).
 names=$(ls tests/gpu_*.rs | xargs -n1 basename | sed 's/\.rs$//')
 bins=$(cargo test --release --no-run $(printf -- '--test %s ' $names) --message-format=json 2>/dev/null \
@@ -21,6 +21,10 @@ rm -rf gpu-pack && mkdir -p gpu-pack
 objcopy --strip-debug target/release/filsnark gpu-pack/filsnark && gzip -9 gpu-pack/filsnark
 # filecoin-proofs' verify_seal, the chain's judgement of proofs from synthetic c1.json there.
 objcopy --strip-debug target/release/examples/verify_seal gpu-pack/verify_seal && gzip -9 gpu-pack/verify_seal
+# filecoin-proofs' PoSt and SnapDeals verifiers, for synthetic post.json and snap.json there.
+objcopy --strip-debug target/release/examples/verify_post gpu-pack/verify_post && gzip -9 gpu-pack/verify_post
+# filecoin-proofs' own PoSt and SnapDeals provers (CPU), the comparator there (REF=1 in bench-post-snap-synthetic.sh).
+objcopy --strip-debug target/release/examples/reference_post gpu-pack/reference_post && gzip -9 gpu-pack/reference_post
 # SnarkPack aggregation against filecoin-proofs' (scripts/bench-aggregation.sh).
 objcopy --strip-debug target/release/examples/aggregate_bench gpu-pack/aggregate_bench && gzip -9 gpu-pack/aggregate_bench
 # filecoin-proofs' sealing of a 2KiB sector (an NI-PoRep c1.json there: c1 synth cannot make one).

@@ -2,7 +2,8 @@
 //!
 //! The library is laid out by the stage of the math each module owns:
 //! - [`aggregate`] — `aggregate porep` / `verify aggregate`: SnarkPack over the sectors of an agg.json.
-//! - [`input`]   — c1.json (lotus/Curio wrapper and raw form), registered proofs, sector shapes.
+//! - [`input`]   — c1.json (lotus/Curio wrapper and raw form), post.json, snap.json, agg.json,
+//!   registered proofs, sector shapes.
 //! - [`circuit`] — building Filecoin circuits and recording their witness (A·z, B·z, C·z, densities).
 //! - [`constraints`] — a shape's R1CS compiled once (per-challenge template, coefficient classes,
 //!   on-disk cache) and evaluated at a packed witness (A·z, B·z, C·z, densities).
@@ -12,8 +13,12 @@
 //! - [`ec`]      — the curve layer over blst: G1/G2 arithmetic, fields, encodings, generator tables.
 //! - [`gpu`]     — CUDA driver runtime (cudarc), embedded PTX modules, kernel launchers.
 //! - [`pipeline`] — partitions through the host lock and the device locks, memory budget, timings.
-//! - [`bench`]   — `bench porep`: the report (JSON, tables) and the SVG timeline.
-//! - [`synth`]   — synthetic C1 outputs: valid vanilla proofs without sealing a sector.
+//! - [`bench`]   — `bench porep|window-post|winning-post|snap`: the report (JSON, tables) and the
+//!   SVG timeline.
+//! - [`synth`]   — synthetic C1 outputs, post.json and snap.json: valid vanilla proofs without
+//!   sealing a sector.
+//! - [`job`]     — one proof job end to end (pipeline, self-verification, atomic write), for
+//!   every kind; [`porep`], [`post`] and [`snap`] are the three input families on top of it.
 //! - [`snarkpack`] — SnarkPack aggregation of Groth16 proofs (NI-PoRep, ProveCommitAggregate).
 pub mod aggregate;
 pub mod bench;
@@ -27,11 +32,14 @@ pub mod gpu;
 pub mod groth16;
 pub mod hostmem;
 pub mod input;
+pub mod job;
 pub mod output;
 pub mod pipeline;
 pub mod porep;
+pub mod post;
 pub mod prover;
 pub mod setup;
+pub mod snap;
 pub mod snarkpack;
 pub mod srs;
 pub mod synth;

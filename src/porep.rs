@@ -2,19 +2,20 @@
 //! of a seal proof against its sector (`verify`). Every partition proof is verified before the
 //! file is written, and the write is atomic (temp file + rename): a failed run leaves no proof.
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 
 use crate::circuit::{statement, SealPublic, Statement};
 use crate::cpu::backend::CpuBackend;
 use crate::groth16::{PreparedVerifyingKey, Proof};
 use crate::input::{is_non_interactive, C1Input, SectorIdentity};
-use crate::pipeline::budget::MemoryPlan;
-use crate::pipeline::porep::{self as pp, Events, HostTimings, Input, NoEvents, ParamsCache, WitnessMode};
-use crate::prover::{Backend, ProveTimings};
+use crate::pipeline::proofs::{Events, Input, NoEvents, ParamsCache, WitnessMode};
+use crate::prover::Backend;
 use crate::snarkpack::{self, seal, SrsFile};
-use crate::srs::{self, ParamsFile, VerifyingKey};
+use crate::srs::VerifyingKey;
+
+pub use crate::job::{default_concurrency, load_vk, PartitionReport, ProveReport};
 
 pub struct ProveOptions {
     pub sector: SectorIdentity,
@@ -25,40 +26,6 @@ pub struct ProveOptions {
     /// Host memory budget in bytes; None: 90% of MemAvailable.
     pub mem_budget: Option<u64>,
     pub witness: WitnessMode,
-}
-
-/// Default `-c`: half the cores (at least 1). Synthesis runs one thread per partition; the
-/// other half of the cores keeps feeding the device phase, and more concurrent syntheses than
-/// memory bandwidth can feed only slow each other down (docs/ARCHITECTURE.md).
-pub fn default_concurrency() -> usize {
-    std::thread::available_parallelism().map(|n| n.get() / 2).unwrap_or(1).max(1)
-}
-
-/// What one `prove` did, per partition and in total.
-pub struct ProveReport {
-    pub params: PathBuf,
-    pub partitions: Vec<PartitionReport>,
-    /// The C2 output (for NI-PoRep, the SnarkPack aggregate of the partition proofs).
-    pub proof: Vec<u8>,
-    /// The partition proofs concatenated (equal to `proof` for interactive PoRep).
-    pub circuit_proofs: Vec<u8>,
-    /// NI-PoRep: aggregating the partition proofs and verifying the aggregate.
-    pub aggregate: Duration,
-    pub total: Duration,
-    pub memory: MemoryPlan,
-}
-
-pub struct PartitionReport {
-    /// The whole host stage (witness and evaluation).
-    pub synthesis: Duration,
-    pub host: HostTimings,
-    pub constraints: usize,
-    pub prove: ProveTimings,
-    /// Waiting for a device after synthesis.
-    pub queue_wait: Duration,
-    /// The whole device phase.
-    pub device: Duration,
-    pub verify: Duration,
 }
 
 /// Proves every partition of a c1.json through the pipeline on the CPU backend and verifies
@@ -84,50 +51,13 @@ pub fn prove_with_events(
     events.stage(&format!("checking {} and loading the parameters", c1.path.display()));
     let input = Input::load(c1, &opts.sector, opts.params_dir.as_deref(), &mut cache, opts.witness)?;
     events.partitions(input.circuits.num_partitions());
-    let params = input.srs.path.clone();
-    let inputs = [input];
-    let plan = pp::Plan {
-        inputs: &inputs,
-        proofs: &[0],
+    let job = crate::job::JobOptions {
+        params_dir: opts.params_dir.clone(),
         seed: opts.seed,
-        concurrency: opts.concurrency.unwrap_or_else(default_concurrency),
+        concurrency: opts.concurrency,
         mem_budget: opts.mem_budget,
     };
-    let run = pp::prove(&plan, backend, events)?;
-    let partitions = run
-        .partitions
-        .iter()
-        .map(|p| PartitionReport {
-            synthesis: p.record.synthesis(),
-            host: p.host,
-            constraints: p.constraints,
-            prove: p.prove.clone(),
-            queue_wait: p.record.queue_wait(),
-            device: p.record.device_time(),
-            verify: p.record.verify(),
-        })
-        .collect();
-    let made = run.proofs.into_iter().next().ok_or_else(|| anyhow!("no proof made"))?;
-    Ok(ProveReport {
-        params,
-        partitions,
-        proof: made.bytes,
-        circuit_proofs: made.circuit_proofs,
-        aggregate: made.aggregate,
-        total: start.elapsed(),
-        memory: run.memory,
-    })
-}
-
-/// Loads the verifying key for a statement: the `.vk` file, else the `.params` header.
-pub fn load_vk(params_dir: Option<&Path>, stem: &str) -> Result<(VerifyingKey, PathBuf)> {
-    match srs::locate::find(params_dir, stem, "vk") {
-        Ok(p) => Ok((srs::file::read_vk_file(&p)?, p)),
-        Err(vk_err) => match srs::locate::find(params_dir, stem, "params") {
-            Ok(p) => Ok((ParamsFile::open(&p)?.vk, p)),
-            Err(_) => Err(vk_err),
-        },
-    }
+    crate::job::prove_input(input, &job, backend, start, events)
 }
 
 /// Verifies a seal proof (partition proofs concatenated; for NI-PoRep their SnarkPack

@@ -96,7 +96,7 @@ fn fuzz_c1() {
                 Err(e) => return names(path, &e).map(|()| false),
             };
             let sector = SectorIdentity { sector_num: c1.sector_num.unwrap_or(1), ..sector.clone() };
-            match filsnark::pipeline::porep::check_c1(&c1, &sector) {
+            match filsnark::pipeline::proofs::check_c1(&c1, &sector) {
                 Ok(()) => Ok(true),
                 Err(e) => names(path, &e).map(|()| false),
             }
@@ -393,7 +393,7 @@ fn fuzz_aggregate_proof_file() {
 fn fuzz_seeds_are_accepted() {
     let raw = c1_raw();
     let c1 = C1Input::parse(&serde_json::to_vec(&raw).unwrap(), Path::new("seed.json")).unwrap();
-    filsnark::pipeline::porep::check_c1(&c1, &SectorIdentity { miner_id: 1000, sector_num: 1 }).unwrap();
+    filsnark::pipeline::proofs::check_c1(&c1, &SectorIdentity { miner_id: 1000, sector_num: 1 }).unwrap();
     AggInput::parse(&serde_json::to_vec(&agg_json()).unwrap(), Path::new("agg.json")).unwrap();
     let (params, shape) = params_file();
     let s = Scratch::new("seed.params");

@@ -1,6 +1,8 @@
-//! `filsnark bench porep`: several proofs through the pipeline at once, and where the time went.
+//! `filsnark bench porep|window-post|winning-post|snap`: several proofs through the pipeline at
+//! once, and where the time went.
 //!
-//! [`run`] proves `-j` proofs (cycling through the given c1 inputs) with `-c` syntheses at once
+//! [`run`] proves `-j` proofs (cycling through the given inputs, all of one kind) with `-c`
+//! syntheses at once
 //! within the memory budget, verifies every partition of every proof (the pipeline does), and
 //! returns a [`report::BenchReport`]: per proof wall time, per partition host wait, synthesis,
 //! queue wait, device and verify times, throughput, device busy fraction and peak RSS. The
@@ -25,7 +27,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::input::C1Input;
 use crate::input::SectorIdentity;
-use crate::pipeline::porep::{self as pp, Events, Input, ParamsCache, WitnessMode};
+use crate::pipeline::proofs::{self as pp, Events, Input, ParamsCache, WitnessMode};
 use crate::prover::Backend;
 use report::BenchReport;
 
@@ -42,6 +44,7 @@ pub struct BenchOptions {
     pub out_dir: Option<PathBuf>,
     /// Progress bars on stderr.
     pub progress: bool,
+    /// How PoRep partitions get their witness (PoSt and SnapDeals always use the gadgets).
     pub witness: WitnessMode,
 }
 
@@ -86,23 +89,30 @@ pub fn proof_file_name(i: usize) -> String {
     format!("proof-{i:03}.bin")
 }
 
-/// Runs the benchmark; `inputs` are the c1 files with the sector each was sealed for.
-pub fn run(inputs: &[(C1Input, SectorIdentity)], opts: &BenchOptions, backend: &dyn Backend) -> Result<BenchReport> {
-    if inputs.is_empty() {
-        bail!("bench needs at least one --c1");
+/// Loads c1 files (each with the sector it was sealed for) for [`run`].
+pub fn load_porep(inputs: &[(C1Input, SectorIdentity)], opts: &BenchOptions) -> Result<Vec<Input>> {
+    let mut cache = ParamsCache::default();
+    inputs
+        .iter()
+        .map(|(c1, sector)| Input::load(c1, sector, opts.params_dir.as_deref(), &mut cache, opts.witness))
+        .collect()
+}
+
+/// Runs the benchmark over loaded inputs, all of one proof kind.
+pub fn run(loaded: &[Input], opts: &BenchOptions, backend: &dyn Backend) -> Result<BenchReport> {
+    if loaded.is_empty() {
+        bail!("bench needs at least one input");
+    }
+    if loaded.iter().any(|i| i.label.circuit.proof != loaded[0].label.circuit.proof) {
+        bail!("bench inputs must all be of one proof kind");
     }
     if opts.proofs == 0 {
         bail!("-j/--proofs must be at least 1");
     }
     let started = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
-    let mut cache = ParamsCache::default();
-    let loaded = inputs
-        .iter()
-        .map(|(c1, sector)| Input::load(c1, sector, opts.params_dir.as_deref(), &mut cache, opts.witness))
-        .collect::<Result<Vec<_>>>()?;
     let proofs: Vec<usize> = (0..opts.proofs).map(|i| i % loaded.len()).collect();
     let plan = pp::Plan {
-        inputs: &loaded,
+        inputs: loaded,
         proofs: &proofs,
         seed: opts.seed,
         concurrency: opts.concurrency,
@@ -138,7 +148,7 @@ pub fn run(inputs: &[(C1Input, SectorIdentity)], opts: &BenchOptions, backend: &
         b.finish_and_clear();
     }
     let run = res?;
-    Ok(BenchReport::new(started, &loaded, &run, opts, backend))
+    Ok(BenchReport::new(started, loaded, &run, opts, backend))
 }
 
 /// Peak resident set size of this process (VmHWM in /proc/self/status), in bytes.

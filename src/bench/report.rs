@@ -9,9 +9,11 @@ use serde::Serialize;
 
 use super::BenchOptions;
 use crate::pipeline::budget::Bytes;
-use crate::pipeline::porep::{Input, RunReport};
+use crate::pipeline::proofs::{Input, RunReport};
 use crate::prover::Backend;
 
+/// The schema name of a PoRep report; other kinds are `filsnark-bench-<kind>` with the same
+/// fields ([`schema_name`]).
 pub const SCHEMA: &str = "filsnark-bench-porep";
 pub const SCHEMA_VERSION: u32 = 2;
 
@@ -20,7 +22,7 @@ pub const STAGES: [&str; 5] = ["witness", "evaluation", "queue", "device", "veri
 
 #[derive(Serialize, Clone, Debug)]
 pub struct BenchReport {
-    pub schema: &'static str,
+    pub schema: String,
     pub schema_version: u32,
     pub filsnark_version: &'static str,
     pub started_unix_s: f64,
@@ -59,10 +61,13 @@ pub struct Config {
 
 #[derive(Serialize, Clone, Debug)]
 pub struct InputInfo {
+    /// The input file (c1.json, post.json, snap.json); named `c1` since version 1.
     pub c1: String,
+    pub proof: &'static str,
     pub sector_size: &'static str,
-    pub miner_id: u64,
-    pub sector_num: u64,
+    pub miner_id: Option<u64>,
+    pub sector_num: Option<u64>,
+    pub sectors: usize,
     pub partitions: usize,
     pub params: String,
     pub params_bytes: u64,
@@ -171,6 +176,11 @@ pub struct Summary {
     pub verify_s: Stat,
 }
 
+/// The schema name of a report on proofs of `proof` kind (`porep`, `window-post`, …).
+pub fn schema_name(proof: &str) -> String {
+    format!("filsnark-bench-{proof}")
+}
+
 fn s(d: Duration) -> f64 {
     d.as_secs_f64()
 }
@@ -258,7 +268,7 @@ impl BenchReport {
             verify_s: Stat::of(partitions.iter().map(|p| p.verify_s)),
         };
         BenchReport {
-            schema: SCHEMA,
+            schema: schema_name(inputs.first().map_or("porep", |i| i.label.circuit.proof.name())),
             schema_version: SCHEMA_VERSION,
             filsnark_version: env!("CARGO_PKG_VERSION"),
             started_unix_s: started,
@@ -280,9 +290,11 @@ impl BenchReport {
                 .iter()
                 .map(|i| InputInfo {
                     c1: i.name.clone(),
-                    sector_size: i.kind.name(),
-                    miner_id: i.sector.miner_id,
-                    sector_num: i.sector.sector_num,
+                    proof: i.label.circuit.proof.name(),
+                    sector_size: i.label.circuit.size.name(),
+                    miner_id: i.label.miner_id,
+                    sector_num: i.label.sector_num,
+                    sectors: i.label.sectors,
                     partitions: i.circuits.num_partitions(),
                     params: i.srs.path.display().to_string(),
                     params_bytes: i.srs.len() as u64,
@@ -317,7 +329,8 @@ impl BenchReport {
         let m = &self.memory;
         writeln!(
             out,
-            "bench porep: {} proof(s) over {} input(s), backend {} ({}), -c {}",
+            "bench {}: {} proof(s) over {} input(s), backend {} ({}), -c {}",
+            self.schema.trim_start_matches("filsnark-bench-"),
             self.config.proofs,
             self.inputs.len(),
             self.backend,
@@ -335,10 +348,15 @@ impl BenchReport {
             m.host_permits
         )?;
         for (i, inp) in self.inputs.iter().enumerate() {
+            let whose = match (inp.miner_id, inp.sector_num) {
+                (Some(m), Some(n)) => format!(", miner t0{m} sector {n}"),
+                (Some(m), None) => format!(", miner t0{m}, {} sector(s)", inp.sectors),
+                _ => String::new(),
+            };
             writeln!(
                 out,
-                "input {i}: {} ({}, {} partition(s), miner t0{} sector {})",
-                inp.c1, inp.sector_size, inp.partitions, inp.miner_id, inp.sector_num
+                "input {i}: {} ({} {}, {} partition(s){whose})",
+                inp.c1, inp.proof, inp.sector_size, inp.partitions
             )?;
         }
         writeln!(out)?;

@@ -335,3 +335,17 @@ pub fn blank_porep<CS: bellperson::ConstraintSystem<Scalar>>(kind: PorepKind, cs
         PorepKind::S64GiB => blank_with::<SectorShape64GiB, CS>(kind, cs),
     }
 }
+
+/// The official parameter file stem of the PoRep circuit of a sector size (no synthesis).
+pub fn porep_stem(kind: PorepKind) -> Result<String> {
+    fn stem<Tree: 'static + MerkleTreeTrait>(kind: PorepKind) -> Result<String> {
+        Ok(params_stem_of(&public_params::<Tree>(&kind.registered_v1_1().as_v1_config())?))
+    }
+    match kind {
+        PorepKind::S2KiB => stem::<SectorShape2KiB>(kind),
+        PorepKind::S8MiB => stem::<SectorShape8MiB>(kind),
+        PorepKind::S512MiB => stem::<SectorShape512MiB>(kind),
+        PorepKind::S32GiB => stem::<SectorShape32GiB>(kind),
+        PorepKind::S64GiB => stem::<SectorShape64GiB>(kind),
+    }
+}

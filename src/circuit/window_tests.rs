@@ -55,7 +55,7 @@ impl ChallengeCircuit for Toy {
     }
 }
 
-fn assert_same_assignment(got: &Assignment, want: &Assignment, what: &str) {
+pub(super) fn assert_same_assignment(got: &Assignment, want: &Assignment, what: &str) {
     assert_eq!(got.inputs, want.inputs, "{what}: inputs");
     assert_eq!(got.aux.len(), want.aux.len(), "{what}: aux count");
     assert!(got.aux == want.aux, "{what}: aux values");
@@ -68,7 +68,7 @@ fn assert_same_assignment(got: &Assignment, want: &Assignment, what: &str) {
     assert_eq!(got.b_input_density, want.b_input_density, "{what}: B input density");
 }
 
-fn assert_same_r1cs(got: &R1cs, want: &R1cs, what: &str) {
+pub(super) fn assert_same_r1cs(got: &R1cs, want: &R1cs, what: &str) {
     let counts = |r: &R1cs| (r.num_inputs, r.num_aux, r.num_constraints);
     assert_eq!(counts(got), counts(want), "{what}: inputs, aux, constraints");
     assert_eq!(got.coeffs, want.coeffs, "{what}: coefficient table");

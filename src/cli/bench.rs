@@ -1,15 +1,21 @@
-//! `bench porep`: proofs through the pipeline, tables on stdout, `--json` and `--timeline`.
+//! `bench porep|window-post|winning-post|snap`: proofs through the pipeline, tables on stdout,
+//! `--json` and `--timeline`; `bench witness`, `bench cpu` and the GPU stage benches
+//! (`kernels`, `ntt`, `msm`, `setup-points`).
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::bench::{self, BenchOptions};
+use filsnark::circuit::ProofKind;
+use filsnark::input::{PostInput, SnapInput};
+use filsnark::job::default_concurrency;
 use filsnark::output::{check_outputs, write_atomic, Output};
 use filsnark::pipeline::budget::parse_size;
-use filsnark::porep::default_concurrency;
+use filsnark::pipeline::proofs::{Input, ParamsCache, WitnessMode};
 
-use super::porep::{load_c1, params_dir_for, DeviceArgs, IdentityArgs};
+use super::jobs::post_type;
+use super::porep::{load_c1, params_dir_for, DeviceArgs, IdentityArgs, WitnessArgs};
 
 #[derive(Subcommand)]
 pub enum BenchCmd {
@@ -21,6 +27,17 @@ docs/bench-json.md (schema filsnark-bench-porep, version 2); --timeline draws ea
 (witness, evaluation, queue, device, verify) over time, grouped by device."
     )]
     Porep(Box<BenchArgs>),
+    /// Prove WindowPoSt -j times through the pipeline (same report, JSON and timeline as bench porep).
+    #[command(
+        after_help = "Example:\n  filsnark bench window-post --in post-32g.json -j 2 --json report.json --timeline t.svg"
+    )]
+    WindowPost(Box<JobBenchArgs>),
+    /// Prove WinningPoSt -j times through the pipeline.
+    #[command(after_help = "Example:\n  filsnark bench winning-post --in winning.json -j 10")]
+    WinningPost(Box<JobBenchArgs>),
+    /// Prove SnapDeals -j times through the pipeline.
+    #[command(after_help = "Example:\n  filsnark bench snap --in snap-32g.json -j 1 --json report.json")]
+    Snap(Box<JobBenchArgs>),
     /// GPU kernels: field/curve throughput next to the measured ceilings, then the prover's NTT, H pipeline,
     /// MSMs and batch addition next to their floors and sppark's times.
     #[command(
@@ -50,11 +67,11 @@ docs/bench-json.md (schema filsnark-bench-porep, version 2); --timeline draws ea
     #[command(
         after_help = "Examples:\n  filsnark bench witness                         # the built-in 2KiB sample\n  filsnark bench witness --c1 c1-32gib.json --partition 9\n  filsnark bench witness --c1 c1-32gib.json --skip-gadgets   # the native path only\n\nA 32GiB partition's assignment takes ~17 GB of host memory, twice that with the gadget comparison.\nThe shape's compiled constraints are loaded (or compiled and cached) before the clocks start."
     )]
-    Witness(WitnessArgs),
+    Witness(WitnessBenchArgs),
 }
 
 #[derive(Args)]
-pub struct WitnessArgs {
+pub struct WitnessBenchArgs {
     /// c1.json input [default: the built-in 2KiB sample]
     #[arg(long)]
     c1: Option<PathBuf>,
@@ -121,11 +138,9 @@ pub struct SetupPointsArgs {
     chunks: u64,
 }
 
+/// Where a bench's report goes and what it keeps: shared by every kind.
 #[derive(Args)]
-pub struct BenchArgs {
-    /// c1.json input; repeat to mix inputs (proofs cycle through them) [default: the built-in 2KiB sample]
-    #[arg(long)]
-    c1: Vec<PathBuf>,
+pub struct ReportArgs {
     /// Proofs to make.
     #[arg(short = 'j', long = "proofs", default_value_t = 1)]
     proofs: usize,
@@ -146,17 +161,73 @@ pub struct BenchArgs {
     #[arg(long)]
     out_dir: Option<PathBuf>,
     #[command(flatten)]
-    id: IdentityArgs,
-    #[command(flatten)]
     devices: DeviceArgs,
     /// Make r and s reproducible: proof i uses seed + i.
     #[arg(long)]
     seed: Option<u64>,
 }
 
+impl ReportArgs {
+    /// Checks before the run that every output path is writable and none is an input.
+    fn check_outputs(&self, inputs: &[(&str, &std::path::Path)]) -> Result<()> {
+        let mut outputs = Vec::new();
+        if let Some(p) = &self.json {
+            outputs.push(Output::file("--json", p));
+        }
+        if let Some(p) = &self.timeline {
+            outputs.push(Output::file("--timeline", p));
+        }
+        if let Some(p) = &self.out_dir {
+            outputs.push(Output::dir("--out-dir", p));
+        }
+        check_outputs(&outputs, inputs)
+    }
+
+    fn options(&self, params_dir: Option<PathBuf>, witness: WitnessMode) -> BenchOptions {
+        BenchOptions {
+            proofs: self.proofs,
+            concurrency: self.concurrency.unwrap_or_else(default_concurrency),
+            mem_budget: self.mem_budget,
+            seed: self.seed,
+            params_dir,
+            out_dir: self.out_dir.clone(),
+            progress: std::io::stderr().is_terminal(),
+            witness,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct JobBenchArgs {
+    /// post.json (window-post, winning-post) or snap.json (snap); repeat to mix inputs (proofs cycle through them)
+    #[arg(long = "in", required = true)]
+    input: Vec<PathBuf>,
+    /// Directory of the .params/.vk files [default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters].
+    #[arg(long)]
+    params_dir: Option<PathBuf>,
+    #[command(flatten)]
+    report: ReportArgs,
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// c1.json input; repeat to mix inputs (proofs cycle through them) [default: the built-in 2KiB sample]
+    #[arg(long)]
+    c1: Vec<PathBuf>,
+    #[command(flatten)]
+    id: IdentityArgs,
+    #[command(flatten)]
+    witness: WitnessArgs,
+    #[command(flatten)]
+    report: ReportArgs,
+}
+
 pub fn run(cmd: BenchCmd) -> Result<()> {
     let args = match cmd {
         BenchCmd::Porep(args) => args,
+        BenchCmd::WindowPost(a) => return bench_job(ProofKind::WindowPost, &a),
+        BenchCmd::WinningPost(a) => return bench_job(ProofKind::WinningPost, &a),
+        BenchCmd::Snap(a) => return bench_job(ProofKind::Snap, &a),
         BenchCmd::Kernels(k) => {
             if k.only.is_none() {
                 println!("{}", bench::kernels::kernels()?);
@@ -185,18 +256,8 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             return Ok(());
         }
     };
-    let mut outputs = Vec::new();
-    if let Some(p) = &args.json {
-        outputs.push(Output::file("--json", p));
-    }
-    if let Some(p) = &args.timeline {
-        outputs.push(Output::file("--timeline", p));
-    }
-    if let Some(p) = &args.out_dir {
-        outputs.push(Output::dir("--out-dir", p));
-    }
     let c1s: Vec<(&str, &std::path::Path)> = args.c1.iter().map(|p| ("--c1", p.as_path())).collect();
-    check_outputs(&outputs, &c1s)?;
+    args.report.check_outputs(&c1s)?;
     let paths: Vec<Option<PathBuf>> =
         if args.c1.is_empty() { vec![None] } else { args.c1.iter().cloned().map(Some).collect() };
     let inputs = paths
@@ -207,22 +268,37 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             Ok((c1, sector))
         })
         .collect::<Result<Vec<_>>>()?;
-    let opts = BenchOptions {
-        proofs: args.proofs,
-        concurrency: args.concurrency.unwrap_or_else(default_concurrency),
-        mem_budget: args.mem_budget,
-        seed: args.seed,
-        params_dir: match (args.c1.is_empty(), inputs.first()) {
-            (true, Some((sample, _))) => params_dir_for(true, &args.id, sample, true)?,
-            _ => args.id.params_dir.clone(),
-        },
-        out_dir: args.out_dir.clone(),
-        progress: std::io::stderr().is_terminal(),
-        witness: args.devices.witness,
+    let params_dir = match (args.c1.is_empty(), inputs.first()) {
+        (true, Some((sample, _))) => params_dir_for(true, &args.id, sample, true)?,
+        _ => args.id.params_dir.clone(),
     };
+    let opts = args.report.options(params_dir, args.witness.witness);
+    let loaded = bench::load_porep(&inputs, &opts)?;
+    run_and_report(&loaded, &opts, &args.report)
+}
+
+/// `bench window-post|winning-post|snap`: every input read and checked, then proved.
+fn bench_job(kind: ProofKind, args: &JobBenchArgs) -> Result<()> {
+    let ins: Vec<(&str, &std::path::Path)> = args.input.iter().map(|p| ("--in", p.as_path())).collect();
+    args.report.check_outputs(&ins)?;
+    let opts = args.report.options(args.params_dir.clone(), WitnessMode::Gadgets);
+    let mut cache = ParamsCache::default();
+    let dir = args.params_dir.as_deref();
+    let loaded = args
+        .input
+        .iter()
+        .map(|p| match post_type(kind) {
+            Some(t) => filsnark::post::load(&PostInput::load(p, t)?, dir, &mut cache),
+            None => filsnark::snap::load(&SnapInput::load(p)?, dir, &mut cache),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    run_and_report(&loaded, &opts, &args.report)
+}
+
+fn run_and_report(loaded: &[Input], opts: &BenchOptions, args: &ReportArgs) -> Result<()> {
     filsnark::output::remove_temp_files_on_interrupt();
     let backend = args.devices.backend()?;
-    let report = bench::run(&inputs, &opts, backend.as_ref())?;
+    let report = bench::run(loaded, opts, backend.as_ref())?;
     if let Some(path) = &args.json {
         let json = serde_json::to_vec_pretty(&report).context("serializing the bench report")?;
         write_atomic(path, &json).with_context(|| format!("{}: cannot write the JSON report", path.display()))?;

@@ -5,9 +5,11 @@ mod aggregate;
 mod bench;
 mod c1;
 mod hints;
+mod jobs;
 mod params;
 mod porep;
 mod progress;
+mod synth;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
@@ -15,8 +17,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 #[command(
     name = "filsnark",
     version,
-    about = "Filecoin Groth16 prover: PoRep C2 from a lotus/Curio c1.json",
-    after_help = "Examples:\n  filsnark prove porep                       # prove the 2KiB sample that ships inside filsnark\n  filsnark prove porep --c1 c1.json -o proof.bin --miner-id 1000\n  filsnark verify porep --c1 c1.json --proof proof.bin --miner-id 1000\n  filsnark aggregate porep --in agg.json -o agg.bin\n  filsnark verify aggregate --in agg.json --proof agg.bin\n  filsnark bench porep --c1 c1.json -j 10 -c 3 --json report.json --timeline t.svg\n  filsnark params info /var/tmp/filecoin-proof-parameters/v28-…params\n\nExit status: 0 success, 1 proof invalid, 2 error."
+    about = "Filecoin Groth16 prover: PoRep C2 (interactive and NI), WindowPoSt, WinningPoSt, SnapDeals and SnarkPack aggregation from lotus/Curio inputs",
+    after_help = "Examples:\n  filsnark prove porep                       # prove the 2KiB sample that ships inside filsnark\n  filsnark prove porep --c1 c1.json -o proof.bin --miner-id 1000\n  filsnark verify porep --c1 c1.json --proof proof.bin --miner-id 1000\n  filsnark prove window-post --in post.json -o post.proof\n  filsnark prove snap --in snap.json -o snap.proof\n  filsnark aggregate porep --in agg.json -o agg.bin\n  filsnark verify aggregate --in agg.json --proof agg.bin\n  filsnark bench porep --c1 c1.json -j 10 -c 3 --json report.json --timeline t.svg\n  filsnark params info /var/tmp/filecoin-proof-parameters/v28-…params\n\nExit status: 0 success, 1 proof invalid, 2 error."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -40,6 +42,12 @@ enum Cmd {
     /// Synthesize or check c1.json files (commit phase 1 outputs).
     #[command(subcommand)]
     C1(c1::C1Cmd),
+    /// Synthesize post.json files (WindowPoSt, WinningPoSt inputs) without sealing.
+    #[command(subcommand)]
+    Post(synth::PostCmd),
+    /// Synthesize snap.json files (SnapDeals inputs) without sealing.
+    #[command(subcommand)]
+    Snap(synth::SnapCmd),
     /// Inspect parameter files.
     #[command(subcommand)]
     Params(params::ParamsCmd),
@@ -92,6 +100,8 @@ pub fn run() -> i32 {
         Cmd::Aggregate(c) => aggregate::run(c),
         Cmd::Bench(c) => bench::run(c),
         Cmd::C1(c) => c1::run(c),
+        Cmd::Post(c) => synth::post(c),
+        Cmd::Snap(c) => synth::snap(c),
         Cmd::Params(c) => params::run(c),
         Cmd::Info => info(),
         Cmd::Selftest(SelftestCmd::Gpu { n, seed }) => selftest_gpu(n, seed),

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Subcommand;
+use filsnark::circuit::{CircuitKind, ProofKind};
 use filsnark::input::PorepKind;
 use filsnark::prover::DeviceChoice;
 use filsnark::setup::{self, marker_path, SetupOptions};
@@ -21,17 +22,18 @@ pub enum ParamsCmd {
         file: PathBuf,
     },
     /// Make INSECURE test parameters under the official file names: a circuit's .params, .vk and
-    /// a .params.insecure marker (--proof porep), or the SnarkPack SRS and its marker (--proof
+    /// a .params.insecure marker (--proof porep|window-post|winning-post|snap), or the SnarkPack SRS and its marker (--proof
     /// aggregation). Anyone who knows the seed can forge proofs: tests and benchmarks only.
     #[command(
-        after_help = "Examples:\n  filsnark params setup --proof porep --sector-size 2KiB --out ~/.cache/filsnark/test-params --seed 1\n  filsnark params setup --proof aggregation --max-proofs 1024 --out ~/.cache/filsnark/test-params\n  FIL_PROOFS_PARAMETER_CACHE=~/.cache/filsnark/test-params filsnark prove porep\n\nRefuses the production cache /var/tmp/filecoin-proof-parameters and existing files unless --force."
+        after_help = "Examples:\n  filsnark params setup --proof porep --sector-size 2KiB --out ~/.cache/filsnark/test-params --seed 1\n  filsnark params setup --proof window-post --sector-size 32GiB --out /data/test-params --device gpu\n  filsnark params setup --proof aggregation --max-proofs 1024 --out ~/.cache/filsnark/test-params\n  FIL_PROOFS_PARAMETER_CACHE=~/.cache/filsnark/test-params filsnark prove porep\n\nRefuses the production cache /var/tmp/filecoin-proof-parameters and existing files unless --force."
     )]
     Setup {
-        /// porep: the PoRep circuit's .params/.vk; aggregation: the SnarkPack SRS (v28-fil-inner-product-v1.srs).
-        #[arg(long, default_value = "porep", value_parser = ["porep", "aggregation"])]
+        /// porep, window-post, winning-post, snap: that circuit's .params/.vk; aggregation: the SnarkPack SRS
+        /// (v28-fil-inner-product-v1.srs).
+        #[arg(long, default_value = "porep", value_parser = ["porep", "window-post", "winning-post", "snap", "aggregation"])]
         proof: String,
-        /// Sector size (porep): 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
-        #[arg(long, required_if_eq("proof", "porep"))]
+        /// Sector size (every circuit): 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
+        #[arg(long, required_if_eq_any([("proof", "porep"), ("proof", "window-post"), ("proof", "winning-post"), ("proof", "snap")]))]
         sector_size: Option<String>,
         /// The most proofs the SRS will aggregate (aggregation): a power of two up to 16384.
         #[arg(long, default_value_t = 1024)]
@@ -66,12 +68,16 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
                 let out = out.ok_or_else(|| anyhow::anyhow!("--out is required"))?;
                 return setup_srs(&out, max_proofs, seed, force);
             }
-            let Some(sector_size) = sector_size else { bail!("--sector-size is required for --proof porep") };
+            let proof = ProofKind::parse(&proof)?;
+            let Some(sector_size) = sector_size else {
+                bail!("--sector-size is required for --proof {}", proof.name())
+            };
             let kind = PorepKind::parse(&sector_size)?;
+            let circuit = CircuitKind::new(proof, kind);
             if r1cs_only {
                 let t = std::time::Instant::now();
-                let (r, stem) = setup::record_porep(kind)?;
-                println!("{stem}: R1CS of one {} PoRep partition", kind.name());
+                let (r, stem) = circuit.record(true)?;
+                println!("{stem}: R1CS of one {} partition", circuit.name());
                 println!(
                     "constraints {} (with {} input constraints), inputs {}, aux {}, domain 2^{}",
                     r.num_constraints,
@@ -92,12 +98,12 @@ pub fn run(cmd: ParamsCmd) -> Result<()> {
                 return Ok(());
             }
             let seed = seed.unwrap_or_else(rand::random);
-            println!("INSECURE test parameters: porep {}, seed {seed}", kind.name());
+            println!("INSECURE test parameters: {}, seed {seed}", circuit.name());
             let out = out.expect("clap requires --out");
             let progress = std::io::stderr().is_terminal();
             let opts = SetupOptions { kind, out_dir: out, seed, force, progress, log: true, device };
             filsnark::output::remove_temp_files_on_interrupt();
-            let r = setup::setup_porep(&opts)?;
+            let r = setup::setup_circuit(&opts, proof)?;
             let s = &r.shape;
             println!(
                 "circuit: {} constraints (with {} input constraints), {} inputs, {} aux, domain 2^{}, non-zeros A/B/C {}/{}/{}",

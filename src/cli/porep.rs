@@ -1,17 +1,20 @@
-//! `prove porep` and `verify porep`.
+//! `prove porep` and `verify porep`, and the subcommand lists of `prove` and `verify` (the
+//! other kinds are in [`super::jobs`]).
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use filsnark::circuit::ProofKind;
 use filsnark::devices;
 use filsnark::input::SectorIdentity;
 use filsnark::input::{parse_miner_id, C1Input};
 use filsnark::output::{check_outputs, Output};
 use filsnark::pipeline::budget::parse_size;
-use filsnark::pipeline::porep::WitnessMode;
+use filsnark::pipeline::proofs::WitnessMode;
 use filsnark::porep::{self, ProveOptions};
 use filsnark::prover::{Backend, DeviceChoice};
 
+use super::jobs::{self, JobProveArgs, JobVerifyArgs};
 use super::Invalid;
 
 /// The 2KiB sample sealed for miner t01000, sector 1, that ships inside the binary.
@@ -25,6 +28,17 @@ pub enum ProveCmd {
         after_help = "Examples:\n  filsnark prove porep --c1 /data/c1.json -o /data/proof.bin --miner-id 1000\n  filsnark prove porep --c1 /data/c1.json --device cpu --seed 7    # same bytes as --device gpu --seed 7\n\nWithout --c1 it proves the 2KiB sample built into filsnark."
     )]
     Porep(ProveArgs),
+    /// WindowPoSt: post.json → the proof generate_window_post_with_vanilla returns (192 bytes per partition).
+    #[command(
+        after_help = "Examples:\n  filsnark prove window-post --in post.json -o post.proof\n  filsnark prove window-post --in part1.json -o part1.proof    # \"Partition\": 1 in the file: one partition only\n\nThe input format is in docs/formats.md."
+    )]
+    WindowPost(JobProveArgs),
+    /// WinningPoSt: post.json (one sector) → the proof generate_winning_post_with_vanilla returns (192 bytes).
+    #[command(after_help = "Example:\n  filsnark prove winning-post --in winning.json -o winning.proof")]
+    WinningPost(JobProveArgs),
+    /// SnapDeals: snap.json → the empty sector update proof (192 bytes per partition).
+    #[command(after_help = "Example:\n  filsnark prove snap --in snap.json -o snap.proof")]
+    Snap(JobProveArgs),
 }
 
 #[derive(Subcommand)]
@@ -34,6 +48,15 @@ pub enum VerifyCmd {
         after_help = "Example:\n  filsnark verify porep --c1 /data/c1.json --proof /data/proof.bin --miner-id 1000"
     )]
     Porep(VerifyArgs),
+    /// Verify a WindowPoSt proof against the sectors and randomness of a post.json (as verify_window_post).
+    #[command(after_help = "Example:\n  filsnark verify window-post --in post.json --proof post.proof")]
+    WindowPost(JobVerifyArgs),
+    /// Verify a WinningPoSt proof against the sector and randomness of a post.json (as verify_winning_post).
+    #[command(after_help = "Example:\n  filsnark verify winning-post --in winning.json --proof winning.proof")]
+    WinningPost(JobVerifyArgs),
+    /// Verify a SnapDeals proof against the commitments of a snap.json (as verify_empty_sector_update_proof).
+    #[command(after_help = "Example:\n  filsnark verify snap --in snap.json --proof snap.proof")]
+    Snap(JobVerifyArgs),
     /// Verify a SnarkPack aggregate against the sectors of an agg.json.
     #[command(after_help = "Example:\n  filsnark verify aggregate --in agg.json --proof agg.bin")]
     Aggregate(super::aggregate::VerifyAggregateArgs),
@@ -71,6 +94,12 @@ pub struct DeviceArgs {
     /// memory for every MSM, as on a smaller card
     #[arg(long, value_parser = parse_size)]
     pub gpu_mem_cap: Option<u64>,
+}
+
+/// How PoRep partitions get their witness: shared by `prove porep` and `bench porep` (PoSt and
+/// SnapDeals partitions always come from the gadgets).
+#[derive(Args)]
+pub struct WitnessArgs {
     /// How each partition's witness is made: native (from the vanilla proofs, with the shape's compiled
     /// constraints, cached in $FILSNARK_CACHE_DIR or ~/.cache/filsnark/constraints) or gadgets (the Filecoin
     /// crates' circuit synthesis, the reference); both give the same proof
@@ -116,6 +145,8 @@ pub struct ProveArgs {
     mem_budget: Option<u64>,
     #[command(flatten)]
     devices: DeviceArgs,
+    #[command(flatten)]
+    witness: WitnessArgs,
 }
 
 #[derive(Args)]
@@ -190,7 +221,12 @@ fn default_out(c1: Option<&Path>) -> PathBuf {
 }
 
 pub fn prove(cmd: ProveCmd) -> Result<()> {
-    let ProveCmd::Porep(args) = cmd;
+    let args = match cmd {
+        ProveCmd::Porep(args) => args,
+        ProveCmd::WindowPost(a) => return jobs::prove(ProofKind::WindowPost, a),
+        ProveCmd::WinningPost(a) => return jobs::prove(ProofKind::WinningPost, a),
+        ProveCmd::Snap(a) => return jobs::prove(ProofKind::Snap, a),
+    };
     let out = args.out.clone().unwrap_or_else(|| default_out(args.sector.c1.as_deref()));
     let mut outputs = vec![Output::file("-o", &out)];
     if let Some(p) = &args.circuit_proofs {
@@ -207,7 +243,7 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         seed: args.seed,
         concurrency: args.concurrency,
         mem_budget: args.mem_budget,
-        witness: args.devices.witness,
+        witness: args.witness.witness,
     };
     let progress = super::progress::ProveProgress::new();
     let report = porep::prove_with_events(&c1, &opts, backend.as_ref(), &progress);
@@ -233,61 +269,16 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         sector.miner_id,
         sector.sector_num
     );
-    println!("params: {}", report.params.display());
-    println!("device: {}", backend.devices().join(", "));
-    for line in backend.memory_report() {
-        println!("{line}");
-    }
-    println!(
-        "{:>4} {:>12} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "part",
-        "constraints",
-        "witness",
-        "witness s",
-        "eval s",
-        "queue",
-        "H ntt",
-        "H msm",
-        "L msm",
-        "A msm",
-        "B1 msm",
-        "B2 msm",
-        "verify"
-    );
-    for (k, p) in report.partitions.iter().enumerate() {
-        let t = &p.prove;
-        println!(
-            "{:>4} {:>12} {:>8} {:>9.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
-            k,
-            p.constraints,
-            if p.host.native { "native" } else { "gadgets" },
-            p.host.witness.as_secs_f64(),
-            (p.host.evaluation + t.evaluation).as_secs_f64(),
-            p.queue_wait.as_secs_f64(),
-            t.h_ntt.as_secs_f64(),
-            t.h_msm.as_secs_f64(),
-            t.l_msm.as_secs_f64(),
-            t.a_msm.as_secs_f64(),
-            t.b_g1_msm.as_secs_f64(),
-            t.b_g2_msm.as_secs_f64(),
-            p.verify.as_secs_f64()
-        );
-    }
-    let m = &report.memory;
-    println!(
-        "total: {:.3} s (-c {}: {} host permit(s), {} partition(s) in flight, memory budget {})",
-        report.total.as_secs_f64(),
-        m.concurrency,
-        m.host,
-        m.in_flight,
-        filsnark::pipeline::budget::Bytes(m.budget)
-    );
+    jobs::print_report(&report, backend.as_ref());
     Ok(())
 }
 
 pub fn verify(cmd: VerifyCmd) -> Result<()> {
     let args = match cmd {
         VerifyCmd::Porep(args) => args,
+        VerifyCmd::WindowPost(a) => return jobs::verify(ProofKind::WindowPost, a),
+        VerifyCmd::WinningPost(a) => return jobs::verify(ProofKind::WinningPost, a),
+        VerifyCmd::Snap(a) => return jobs::verify(ProofKind::Snap, a),
         VerifyCmd::Aggregate(args) => return super::aggregate::verify(args),
     };
     let (c1, sector) = args.sector.load()?;

@@ -5,7 +5,7 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use filsnark::pipeline::porep::Events;
+use filsnark::pipeline::proofs::Events;
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub struct ProveProgress {

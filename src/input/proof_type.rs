@@ -3,6 +3,24 @@
 use anyhow::{bail, Result};
 use filecoin_proofs_api::RegisteredSealProof;
 
+/// Runs `$f::<Tree>(args…)` with the tree shape of a sector size (8-0-0 for 2KiB, 8MiB and
+/// 512MiB, 8-8-0 for 32GiB, 8-8-2 for 64GiB: the shapes sealing, PoSt and SnapDeals share).
+macro_rules! with_shape {
+    ($size:expr, $f:ident, $($arg:expr),* $(,)?) => {{
+        use filecoin_proofs::{
+            SectorShape2KiB, SectorShape32GiB, SectorShape512MiB, SectorShape64GiB, SectorShape8MiB,
+        };
+        match $size {
+            $crate::input::PorepKind::S2KiB => $f::<SectorShape2KiB>($($arg),*),
+            $crate::input::PorepKind::S8MiB => $f::<SectorShape8MiB>($($arg),*),
+            $crate::input::PorepKind::S512MiB => $f::<SectorShape512MiB>($($arg),*),
+            $crate::input::PorepKind::S32GiB => $f::<SectorShape32GiB>($($arg),*),
+            $crate::input::PorepKind::S64GiB => $f::<SectorShape64GiB>($($arg),*),
+        }
+    }};
+}
+pub(crate) use with_shape;
+
 /// The five PoRep sector sizes, each with its own tree shape (8-0-0, 8-8-0, 8-8-2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PorepKind {

@@ -16,8 +16,11 @@
 //! evaluations grown to the domain for the H step, and the aux assignment (≤ domain), 32 bytes
 //! per field element, with a quarter more for allocator slack, densities and the transient
 //! linear combinations of synthesis. The domain is the next power of two of the constraints
-//! (inputs' constraints included): 2^22 for 2KiB and 8MiB (640 MiB per partition), 2^23 for
-//! 512MiB (1.25 GiB), 2^27 for 32GiB and 64GiB (20 GiB, as cuzk measured per partition).
+//! (inputs' constraints included), read from the parameter file (its `h` section holds domain − 1
+//! points), so every circuit is budgeted alike: for PoRep 2^22 at 2KiB and 8MiB (640 MiB per
+//! partition), 2^23 at 512MiB (1.25 GiB), 2^27 at 32GiB and 64GiB (20 GiB, as cuzk measured per
+//! partition); a 32GiB WindowPoSt partition (2,349 sectors) and a 32GiB SnapDeals partition are
+//! also 2^27.
 //!
 //! The default budget is 90% of `MemAvailable` in /proc/meminfo when the run starts.
 use std::fmt;
@@ -26,20 +29,28 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use crate::circuit::porep::expected_constraints;
 use crate::input::PorepKind;
+use crate::srs::{ParamsFile, SectionKind};
 
 /// Process memory outside partitions and the parameter files.
 pub const BASE_BYTES: u64 = 256 << 20;
 /// Share of MemAvailable the default budget takes.
 pub const DEFAULT_SHARE: f64 = 0.9;
 
-/// The Groth16 evaluation domain of one partition of `kind`.
+/// The Groth16 evaluation domain of one partition of a PoRep of `kind`.
 pub fn domain(kind: PorepKind) -> usize {
     expected_constraints(kind).next_power_of_two()
 }
 
-/// Host bytes one partition holds in flight (see the module docs).
-pub fn partition_bytes(kind: PorepKind) -> u64 {
-    let witness = 4 * domain(kind) as u64 * 32;
+/// The evaluation domain of the circuit a parameter file is for: its `h` section has
+/// domain − 1 points.
+pub fn params_domain(srs: &ParamsFile) -> usize {
+    srs.section(SectionKind::H).count + 1
+}
+
+/// Host bytes one partition of a circuit with evaluation domain `domain` holds in flight (see
+/// the module docs).
+pub fn partition_bytes(domain: usize) -> u64 {
+    let witness = 4 * domain as u64 * 32;
     witness + witness / 4
 }
 
@@ -62,8 +73,10 @@ impl BudgetSource {
 /// What the budget must hold besides the partitions.
 #[derive(Clone, Debug)]
 pub struct Demand {
-    /// Largest sector kind among the inputs (sets the bytes per partition).
-    pub kind: PorepKind,
+    /// Largest evaluation domain among the inputs' circuits (sets the bytes per partition).
+    pub domain: usize,
+    /// That circuit, for messages (`porep 2KiB`).
+    pub circuit: String,
     /// Sum of the sizes of the distinct parameter files.
     pub params_bytes: u64,
     pub devices: usize,
@@ -80,7 +93,7 @@ pub struct Demand {
 pub struct MemoryPlan {
     pub budget: u64,
     pub source: BudgetSource,
-    pub kind: PorepKind,
+    pub domain: usize,
     pub per_partition: u64,
     pub params_bytes: u64,
     pub device_bytes: u64,
@@ -115,11 +128,11 @@ impl MemoryPlan {
             Some(b) => (b, BudgetSource::Flag),
             None => ((mem_available()? as f64 * DEFAULT_SHARE) as u64, BudgetSource::MemAvailable),
         };
-        let per_partition = partition_bytes(d.kind);
+        let per_partition = partition_bytes(d.domain);
         let mut plan = MemoryPlan {
             budget,
             source,
-            kind: d.kind,
+            domain: d.domain,
             per_partition,
             params_bytes: d.params_bytes,
             device_bytes: d.device_bytes,
@@ -134,13 +147,14 @@ impl MemoryPlan {
         let need = fixed + per_partition;
         if budget < need {
             bail!(
-                "memory budget {} ({}) is smaller than one partition in flight: a {} partition needs {} on top \
+                "memory budget {} ({}) is smaller than one partition in flight: a {} partition needs {} (domain 2^{}) on top \
                  of {} held for the whole run (parameter files {}, {} device(s) × {} working memory, {} base); \
                  give --mem-budget {} or more",
                 Bytes(budget),
                 source.name(),
-                d.kind.name(),
+                d.circuit,
                 Bytes(per_partition),
+                d.domain.trailing_zeros(),
                 Bytes(fixed),
                 Bytes(d.params_bytes),
                 plan.devices,
@@ -239,7 +253,8 @@ mod tests {
 
     fn demand() -> Demand {
         Demand {
-            kind: PorepKind::S2KiB,
+            domain: 1 << 22,
+            circuit: "porep 2KiB".into(),
             params_bytes: 1_114_707_768,
             devices: 1,
             device_bytes: 800 << 20,
@@ -280,8 +295,8 @@ mod tests {
     #[test]
     fn partition_sizes() {
         assert_eq!(domain(PorepKind::S2KiB), 1 << 22);
-        assert_eq!(partition_bytes(PorepKind::S2KiB), 640 << 20);
-        assert_eq!(partition_bytes(PorepKind::S32GiB), 20 << 30);
+        assert_eq!(partition_bytes(domain(PorepKind::S2KiB)), 640 << 20);
+        assert_eq!(partition_bytes(domain(PorepKind::S32GiB)), 20 << 30);
     }
 
     #[test]
@@ -292,7 +307,7 @@ mod tests {
         assert_eq!((plan.in_flight, plan.host), (3, 3));
         let plan = MemoryPlan::new(Some(64 << 30), &d).unwrap();
         assert_eq!((plan.in_flight, plan.host), (10, 10), "capped by the jobs");
-        let plan = MemoryPlan::new(Some(64 << 30), &Demand { concurrency: 2, ..d }).unwrap();
+        let plan = MemoryPlan::new(Some(64 << 30), &Demand { concurrency: 2, ..d.clone() }).unwrap();
         assert_eq!((plan.in_flight, plan.host), (10, 2));
     }
 

@@ -25,9 +25,9 @@
 //!   and leave, running stages finish their current step, and `run` returns that first error.
 //!
 //! [`run`] is generic over the [`Stages`] (the scheduling is tested with sleeping fake stages);
-//! [`porep`] instantiates it for PoRep proofs with a [`crate::prover::Backend`].
+//! [`proofs`] instantiates it for the proofs of every kind with a [`crate::prover::Backend`].
 pub mod budget;
-pub mod porep;
+pub mod proofs;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};

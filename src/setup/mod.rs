@@ -44,6 +44,7 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 
 use crate::circuit::r1cs::{Matrix, R1cs};
+use crate::circuit::{CircuitKind, ProofKind};
 use crate::ec::generator_table::{G1Table, G2Table, Generator};
 use crate::input::PorepKind;
 use crate::output::Staged;
@@ -133,28 +134,7 @@ pub fn marker_path(params: &Path) -> PathBuf {
 
 /// The official file stem of the PoRep parameters of a sector size (no synthesis).
 pub fn porep_stem(kind: PorepKind) -> Result<String> {
-    use filecoin_proofs::{
-        parameters::public_params, DefaultPieceHasher, SectorShape2KiB, SectorShape32GiB, SectorShape512MiB,
-        SectorShape64GiB, SectorShape8MiB,
-    };
-    use storage_proofs_core::merkle::MerkleTreeTrait;
-    use storage_proofs_core::parameter_cache::{CacheableParameters, VERSION};
-    use storage_proofs_porep::stacked::{StackedCircuit, StackedCompound};
-    fn stem<Tree: 'static + MerkleTreeTrait>(kind: PorepKind) -> Result<String> {
-        let pp = public_params::<Tree>(&kind.registered_v1_1().as_v1_config())?;
-        let id = <StackedCompound<Tree, DefaultPieceHasher> as CacheableParameters<
-            StackedCircuit<Tree, DefaultPieceHasher>,
-            _,
-        >>::cache_identifier(&pp);
-        Ok(format!("v{VERSION}-{id}"))
-    }
-    match kind {
-        PorepKind::S2KiB => stem::<SectorShape2KiB>(kind),
-        PorepKind::S8MiB => stem::<SectorShape8MiB>(kind),
-        PorepKind::S512MiB => stem::<SectorShape512MiB>(kind),
-        PorepKind::S32GiB => stem::<SectorShape32GiB>(kind),
-        PorepKind::S64GiB => stem::<SectorShape64GiB>(kind),
-    }
+    crate::circuit::porep::porep_stem(kind)
 }
 
 /// Records the R1CS of one PoRep partition from a blank synthesis, its challenges on all
@@ -474,13 +454,21 @@ pub fn generate_on<W: Write>(
 /// `.params`, `.vk` and the insecure marker, staged under temporary names and renamed at the
 /// end.
 pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
+    setup_circuit(opts, ProofKind::Porep)
+}
+
+/// Makes the parameters of the `proof` circuit of sector size `opts.kind`, as
+/// [`setup_porep`] does for PoRep: WindowPoSt, WinningPoSt and SnapDeals parameters under their
+/// official names.
+pub fn setup_circuit(opts: &SetupOptions, proof: ProofKind) -> Result<SetupReport> {
+    let circuit = CircuitKind::new(proof, opts.kind);
     let start = Instant::now();
     // First, so that a missing GPU fails before anything is written.
     let device = SetupDevice::open(&opts.device)?;
     if opts.log {
         eprintln!("setup: computing on {}", device.describe());
     }
-    let stem = porep_stem(opts.kind)?;
+    let stem = circuit.stem()?;
     check_destination(&opts.out_dir, &stem, opts.force)?;
     std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let [params, vk_path, marker] = output_paths(&opts.out_dir, &stem);
@@ -488,7 +476,7 @@ pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
 
     let mut phases = Vec::new();
     let t = Instant::now();
-    let (r1cs, synth_stem) = record_porep(opts.kind)?;
+    let (r1cs, synth_stem) = circuit.record(true)?;
     if synth_stem != stem {
         bail!("internal: stem {synth_stem} from synthesis differs from {stem}");
     }
@@ -516,12 +504,12 @@ pub fn setup_porep(opts: &SetupOptions) -> Result<SetupReport> {
         .with_context(|| format!("cannot write {}", vk_path.display()))?;
     let note = format!(
         "INSECURE TEST PARAMETERS made by filsnark params setup, seed {}, date {}\n\
-         proof: porep {} ({}); filsnark {}\n\
+         proof: {} ({}); filsnark {}\n\
          Anyone who knows the seed can forge proofs that verify with these parameters. Never use \
          them in production.\n",
         opts.seed,
         utc_string(SystemTime::now()),
-        opts.kind.name(),
+        circuit.name(),
         stem,
         env!("CARGO_PKG_VERSION")
     );

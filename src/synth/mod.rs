@@ -1,6 +1,8 @@
-//! Synthetic C1: a c1.json whose vanilla proofs storage-proofs-porep accepts, made without
-//! sealing a sector (`filsnark c1 synth`).
+//! Synthetic inputs whose vanilla proofs the crates accept, made without sealing a sector:
+//! a c1.json (`filsnark c1 synth`, this module), a post.json ([`post`], `filsnark post synth`)
+//! and a snap.json ([`snap`], `filsnark snap synth`), for benchmarks at real scale.
 //!
+//! For the c1.json:
 //! Only the challenged nodes and their parents need real values:
 //! 1. Randomness from `--seed`: ticket, interactive seed, the key of the stand-in labels,
 //!    and a block of random data nodes. The sector's data is that block repeated, so tree D
@@ -18,7 +20,9 @@
 //! 6. The wrapper's bytes are parsed back with filsnark's c1 reader and checked with
 //!    storage-proofs' vanilla verifier (`verify`); only then is the output returned.
 pub mod labels;
+pub mod post;
 pub mod proofs;
+pub mod snap;
 pub mod sparse_tree;
 pub mod trees;
 pub mod verify;

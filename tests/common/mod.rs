@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 pub mod agg;
 pub mod params;
+pub mod post;
 pub mod seal;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +18,15 @@ pub fn params_dir() -> PathBuf {
 /// Call before any filecoin-proofs function.
 pub fn init_env() -> PathBuf {
     let dir = params_dir();
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
+    dir
+}
+
+/// Points filecoin-proofs at the 2KiB WindowPoSt, WinningPoSt and SnapDeals test parameters
+/// (made once, cached). Call before any filecoin-proofs function; a test binary uses either
+/// this or [`init_env`], since filecoin-proofs reads the variable once.
+pub fn init_post_env() -> PathBuf {
+    let dir = params::post_params_dir();
     std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
     dir
 }

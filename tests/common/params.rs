@@ -71,3 +71,58 @@ pub fn test_params_dir() -> PathBuf {
     drop(lock);
     dir
 }
+
+/// The PoSt and SnapDeals 2KiB circuits the tests need parameters for (`--proof` names).
+pub const POST_SNAP_KINDS: [&str; 3] = ["window-post", "winning-post", "snap"];
+
+/// The cache of the 2KiB WindowPoSt, WinningPoSt and SnapDeals test parameters: a sibling of
+/// the PoRep cache, `<parent>/test-params-post-v1`.
+pub fn post_cache_dir() -> PathBuf {
+    let porep = cache_dir();
+    porep.parent().map(|p| p.join("test-params-post-v1")).unwrap_or_else(|| PathBuf::from("test-params-post-v1"))
+}
+
+/// A directory holding 2KiB WindowPoSt, WinningPoSt and SnapDeals `.params` and `.vk` under
+/// their official names, made once with `filsnark params setup --seed 1` (a few seconds for the
+/// PoSt circuits, about a minute for SnapDeals), under the same exclusive lock as
+/// [`test_params_dir`]. A kind is made again when either of its files is missing.
+pub fn post_params_dir() -> PathBuf {
+    let dir = post_cache_dir();
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    let lock = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".lock"))
+        .unwrap_or_else(|e| panic!("cannot open {}/.lock: {e}", dir.display()));
+    lock.lock().unwrap_or_else(|e| panic!("cannot lock {}/.lock: {e}", dir.display()));
+    for kind in POST_SNAP_KINDS {
+        let stem = stem_of(kind);
+        let have = |ext: &str| dir.join(format!("{stem}.{ext}")).is_file();
+        if have("params") && have("vk") {
+            continue;
+        }
+        let t = std::time::Instant::now();
+        let out = Command::new(bin())
+            .args(["params", "setup", "--proof", kind, "--sector-size", "2KiB", "--seed", &SEED.to_string(), "--force"])
+            .arg("--out")
+            .arg(&dir)
+            .output()
+            .expect("run filsnark params setup");
+        assert!(
+            out.status.success(),
+            "filsnark params setup --proof {kind} failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        eprintln!("made 2KiB {kind} test parameters in {} ({:.1} s)", dir.display(), t.elapsed().as_secs_f64());
+    }
+    drop(lock);
+    dir
+}
+
+/// The official file stem of a 2KiB circuit (`--proof` name).
+pub fn stem_of(kind: &str) -> String {
+    let proof = filsnark::circuit::ProofKind::parse(kind).unwrap();
+    filsnark::circuit::CircuitKind::new(proof, filsnark::input::PorepKind::S2KiB).stem().unwrap()
+}

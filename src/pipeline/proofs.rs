@@ -1,10 +1,14 @@
-//! PoRep proofs through the pipeline: one job per partition of each proof, synthesized from the
-//! circuits of its input, proved by a [`Backend`], verified on the CPU, and assembled into the
-//! seal proof (partition proofs in order) once all its partitions are verified; for NI-PoRep
-//! the seal proof is their SnarkPack aggregate, made by the worker that finished the last
-//! partition while the others go on with the next sector's partitions.
+//! Proofs through the pipeline, whatever their kind (PoRep, WindowPoSt, WinningPoSt,
+//! SnapDeals): one job per partition of each proof, its witness made from the
+//! [`ProofCircuits`] of its input (natively with compiled constraints where the circuit has a
+//! native witness, else by the crates' gadgets), proved by a [`Backend`] with the input's
+//! parameter file, verified on the CPU against the partition's public inputs, and assembled
+//! into the proof once all its partitions are verified: the partition proofs in order, or for
+//! NI-PoRep their SnarkPack aggregate, made by the worker that finished the last partition
+//! while the others go on with the next proof's partitions. The kinds differ only in their
+//! circuits and parameter files; the locks, the budget, the timings and the report are shared.
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,10 +16,10 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::budget::{self, Demand, MemoryPlan};
 use super::{Record, Stages};
-use crate::circuit::{circuits_from_c1, CircuitsDyn};
+use crate::circuit::{circuits_from_c1, CircuitKind, PorepProof, ProofCircuits, ProofKind};
 use crate::constraints::{evaluate, Compiled, ConstraintCache};
 use crate::groth16::{randomness, PreparedVerifyingKey, Proof};
-use crate::input::{is_non_interactive, C1Input, PorepKind, SectorIdentity};
+use crate::input::{is_non_interactive, C1Input, SectorIdentity};
 use crate::prover::{Backend, ProveTimings, Proved, Witness};
 use crate::snarkpack::seal::SectorAggregator;
 use crate::srs::{self, ParamsFile};
@@ -55,13 +59,24 @@ pub struct HostTimings {
     pub native: bool,
 }
 
-/// One c1.json ready to prove: its circuits, parameters and prepared verifying key.
+/// What a report says about an input: its circuit and, where it has them, the miner and the
+/// sector it is about.
+#[derive(Clone, Debug)]
+pub struct InputLabel {
+    pub circuit: CircuitKind,
+    pub miner_id: Option<u64>,
+    /// The sector of a PoRep (a PoSt names many, a SnapDeals input none).
+    pub sector_num: Option<u64>,
+    /// Sectors the proof covers (1 for PoRep and SnapDeals).
+    pub sectors: usize,
+}
+
+/// One proof's input ready to prove: its circuits, parameters and prepared verifying key.
 pub struct Input {
-    /// For reports: the c1 path or the sample's name.
+    /// For reports: the input file's path or the sample's name.
     pub name: String,
-    pub kind: PorepKind,
-    pub sector: SectorIdentity,
-    pub circuits: Arc<dyn CircuitsDyn>,
+    pub label: InputLabel,
+    pub circuits: Arc<dyn ProofCircuits>,
     pub srs: Arc<ParamsFile>,
     pub pvk: Arc<PreparedVerifyingKey>,
     /// The compiled constraints when the native witness proves this input, as compiled for
@@ -74,40 +89,66 @@ pub struct Input {
 }
 
 impl Input {
-    /// Loads the circuits of a c1.json and its parameters; `cache` shares parameter files
-    /// (mmaps and prepared keys) between inputs that use the same one.
+    /// An input from its circuits, proved by the gadgets: finds their parameter file by its
+    /// official name (`cache` shares parameter files, mmaps and prepared keys, between inputs
+    /// that use the same one).
+    pub fn new(
+        name: String,
+        label: InputLabel,
+        circuits: Box<dyn ProofCircuits>,
+        params_dir: Option<&Path>,
+        cache: &mut ParamsCache,
+    ) -> Result<Self> {
+        let path = srs::locate::find(params_dir, &circuits.params_stem(), "params")?;
+        let (srs, pvk) = cache.get(&path)?;
+        Ok(Input {
+            name,
+            label,
+            circuits: Arc::from(circuits),
+            srs,
+            pvk,
+            compiled: None,
+            resized: Mutex::new(Vec::new()),
+            ni: None,
+        })
+    }
+
+    /// Loads the circuits of a c1.json and its parameters; with [`WitnessMode::Native`] also
+    /// the compiled constraints of its shape where the native witness knows it.
     pub fn load(
         c1: &C1Input,
         sector: &SectorIdentity,
-        params_dir: Option<&std::path::Path>,
+        params_dir: Option<&Path>,
         cache: &mut ParamsCache,
         witness: WitnessMode,
     ) -> Result<Self> {
         check_c1(c1, sector)?;
         let circuits = circuits_from_c1(c1, sector).map_err(|e| anyhow!("{}: {e:#}", c1.path.display()))?;
-        let path = srs::locate::find(params_dir, &circuits.params_stem(), "params")?;
-        let (srs, pvk) = cache.get(&path)?;
+        let native = circuits.has_native_witness();
+        let partitions = circuits.num_partitions();
+        let label = InputLabel {
+            circuit: CircuitKind::new(ProofKind::Porep, c1.kind),
+            miner_id: Some(sector.miner_id),
+            sector_num: Some(sector.sector_num),
+            sectors: 1,
+        };
+        let name = c1.path.display().to_string();
+        let input = Self::new(name, label, Box::new(PorepProof(circuits)), params_dir, cache)?;
         let compiled = match witness {
-            WitnessMode::Native if circuits.has_native_witness() => Some(ConstraintCache::global().porep(c1.kind)?),
+            WitnessMode::Native if native => Some(ConstraintCache::global().porep(c1.kind)?),
             _ => None,
         };
         let ni = if is_non_interactive(c1.output.registered_proof) {
-            let agg = SectorAggregator::ni_porep(params_dir, c1.output.comm_r, circuits.num_partitions())?;
-            Some(Arc::new(agg))
+            Some(Arc::new(SectorAggregator::ni_porep(params_dir, c1.output.comm_r, partitions)?))
         } else {
             None
         };
-        Ok(Input {
-            name: c1.path.display().to_string(),
-            kind: c1.kind,
-            sector: sector.clone(),
-            circuits: Arc::from(circuits),
-            srs,
-            pvk,
-            compiled,
-            resized: Mutex::new(Vec::new()),
-            ni,
-        })
+        Ok(Input { compiled, ni, ..input })
+    }
+
+    /// The evaluation domain of its circuit (from the parameter file).
+    pub fn domain(&self) -> usize {
+        budget::params_domain(&self.srs)
     }
 
     /// The compiled constraints for a partition whose native witness has `aux` aux variables:
@@ -178,7 +219,7 @@ pub fn check_c1(c1: &C1Input, sector: &SectorIdentity) -> Result<()> {
 pub struct ParamsCache(HashMap<PathBuf, (Arc<ParamsFile>, Arc<PreparedVerifyingKey>)>);
 
 impl ParamsCache {
-    pub fn get(&mut self, path: &std::path::Path) -> Result<(Arc<ParamsFile>, Arc<PreparedVerifyingKey>)> {
+    pub fn get(&mut self, path: &Path) -> Result<(Arc<ParamsFile>, Arc<PreparedVerifyingKey>)> {
         if let Some((s, p)) = self.0.get(path) {
             return Ok((s.clone(), p.clone()));
         }
@@ -206,12 +247,8 @@ impl Plan<'_> {
         if self.proofs.is_empty() {
             bail!("nothing to prove: at least one proof is needed");
         }
-        let kind = self
-            .inputs
-            .iter()
-            .map(|i| i.kind)
-            .max_by_key(|k| budget::partition_bytes(*k))
-            .ok_or_else(|| anyhow!("no inputs"))?;
+        let widest = self.inputs.iter().max_by_key(|i| i.domain()).ok_or_else(|| anyhow!("no inputs"))?;
+        let domain = widest.domain();
         let mut seen = std::collections::HashSet::new();
         let params_bytes =
             self.inputs.iter().filter(|i| seen.insert(i.srs.path.clone())).map(|i| i.srs.len() as u64).sum();
@@ -219,10 +256,11 @@ impl Plan<'_> {
         MemoryPlan::new(
             self.mem_budget,
             &Demand {
-                kind,
+                domain,
+                circuit: widest.label.circuit.name(),
                 params_bytes,
                 devices: backend.devices().len(),
-                device_bytes: backend.working_bytes(budget::domain(kind)),
+                device_bytes: backend.working_bytes(domain),
                 concurrency: self.concurrency,
                 jobs,
             },
@@ -244,7 +282,7 @@ pub struct PartitionResult {
     pub record: Record,
 }
 
-/// One seal proof, verified.
+/// One proof, every partition verified.
 #[derive(Clone, Debug)]
 pub struct ProofResult {
     pub index: usize,
@@ -284,7 +322,7 @@ pub trait Events: Sync {
     /// The partitions to prove, before the first starts.
     fn partitions(&self, _total: usize) {}
     fn partition_done(&self, _proof: usize, _partition: usize) {}
-    /// A whole seal proof, every partition verified. An error stops the run.
+    /// A whole proof, every partition verified. An error stops the run.
     fn proof_done(&self, _proof: usize, _bytes: &[u8]) -> Result<()> {
         Ok(())
     }
@@ -307,7 +345,7 @@ struct ProofState {
     output: Option<(Vec<u8>, Duration)>,
 }
 
-struct PorepStages<'a> {
+struct ProofStages<'a> {
     plan: &'a Plan<'a>,
     backend: &'a dyn Backend,
     events: &'a dyn Events,
@@ -315,7 +353,7 @@ struct PorepStages<'a> {
     done: Mutex<Vec<Option<(usize, ProveTimings, HostTimings)>>>,
 }
 
-impl Stages for PorepStages<'_> {
+impl Stages for ProofStages<'_> {
     type Job = Job;
     type Synth = (Witness, HostTimings);
     type Proved = (Proved, usize, HostTimings);
@@ -404,7 +442,7 @@ pub fn prove(plan: &Plan, backend: &dyn Backend, events: &dyn Events) -> Result<
         }
         state.push(ProofState { parts: vec![None; n], remaining: n, output: None });
     }
-    let stages = PorepStages {
+    let stages = ProofStages {
         plan,
         backend,
         events,

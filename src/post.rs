@@ -1,0 +1,62 @@
+//! WindowPoSt and WinningPoSt from end to end: a post.json in, a verified proof out (`prove`:
+//! the bytes `generate_window_post_with_vanilla`, `generate_single_window_post_with_vanilla` or
+//! `generate_winning_post_with_vanilla` return), and the check of a proof against the sectors
+//! and randomness (`verify`, as `verify_window_post` / `verify_winning_post` judge it).
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{anyhow, Result};
+
+use crate::circuit::post::{circuits_from_post, post_statement};
+use crate::circuit::{CircuitKind, ProofKind};
+use crate::input::post::command_name;
+use crate::input::{PostInput, PostPublic};
+use crate::job::{prove_input, verify_proof, JobOptions, ProveReport};
+use crate::pipeline::proofs::{Input, InputLabel, ParamsCache};
+use crate::prover::Backend;
+use filecoin_proofs_api::PoStType;
+
+/// The proof kind of a PoSt type.
+pub fn proof_kind(t: PoStType) -> ProofKind {
+    match t {
+        PoStType::Window => ProofKind::WindowPost,
+        PoStType::Winning => ProofKind::WinningPost,
+    }
+}
+
+/// A post.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
+pub fn load(input: &PostInput, params_dir: Option<&Path>, cache: &mut ParamsCache) -> Result<Input> {
+    let circuits = circuits_from_post(input).map_err(|e| anyhow!("{}: {e:#}", input.path.display()))?;
+    let p = &input.public;
+    let label = InputLabel {
+        circuit: CircuitKind::new(proof_kind(p.typ()), input.size),
+        miner_id: Some(p.miner_id),
+        sector_num: None,
+        sectors: p.sectors.len(),
+    };
+    Input::new(input.path.display().to_string(), label, circuits, params_dir, cache)
+}
+
+/// Proves a post.json on `backend`; every partition proof is verified.
+pub fn prove_with(input: &PostInput, opts: &JobOptions, backend: &dyn Backend) -> Result<ProveReport> {
+    let start = Instant::now();
+    let loaded = load(input, opts.params_dir.as_deref(), &mut ParamsCache::default())?;
+    prove_input(loaded, opts, backend, start, &crate::pipeline::proofs::NoEvents)
+}
+
+/// Verifies a PoSt proof (partition proofs concatenated) for the sectors and randomness of a
+/// post.json. Ok(Err(reason)) when the proof is well-formed but invalid.
+pub fn verify(
+    public: &PostPublic,
+    params_dir: Option<&Path>,
+    proof_bytes: &[u8],
+) -> Result<std::result::Result<(), String>> {
+    let st = post_statement(public)?;
+    let whose = format!(
+        "as the {} of miner t0{} over {} sector(s) for this randomness",
+        command_name(public.typ()),
+        public.miner_id,
+        public.sectors.len()
+    );
+    verify_proof(st.as_ref(), params_dir, proof_bytes, &whose)
+}

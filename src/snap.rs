@@ -1,0 +1,44 @@
+//! SnapDeals (empty sector update) from end to end: a snap.json in, a verified proof out
+//! (`prove`: the bytes of `generate_empty_sector_update_proof_with_vanilla`), and the check of
+//! a proof against the commitments (`verify`, as `verify_empty_sector_update_proof` judges it).
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{anyhow, Result};
+
+use crate::circuit::snap::{circuits_from_snap, snap_statement};
+use crate::circuit::{CircuitKind, ProofKind};
+use crate::input::{SnapInput, SnapPublic};
+use crate::job::{prove_input, verify_proof, JobOptions, ProveReport};
+use crate::pipeline::proofs::{Input, InputLabel, ParamsCache};
+use crate::prover::Backend;
+
+/// A snap.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
+pub fn load(input: &SnapInput, params_dir: Option<&Path>, cache: &mut ParamsCache) -> Result<Input> {
+    let circuits = circuits_from_snap(input).map_err(|e| anyhow!("{}: {e:#}", input.path.display()))?;
+    let label = InputLabel {
+        circuit: CircuitKind::new(ProofKind::Snap, input.size),
+        miner_id: None,
+        sector_num: None,
+        sectors: 1,
+    };
+    Input::new(input.path.display().to_string(), label, circuits, params_dir, cache)
+}
+
+/// Proves a snap.json on `backend`; every partition proof is verified.
+pub fn prove_with(input: &SnapInput, opts: &JobOptions, backend: &dyn Backend) -> Result<ProveReport> {
+    let start = Instant::now();
+    let loaded = load(input, opts.params_dir.as_deref(), &mut ParamsCache::default())?;
+    prove_input(loaded, opts, backend, start, &crate::pipeline::proofs::NoEvents)
+}
+
+/// Verifies a SnapDeals proof for the commitments of a snap.json. Ok(Err(reason)) when the
+/// proof is well-formed but invalid.
+pub fn verify(
+    public: &SnapPublic,
+    params_dir: Option<&Path>,
+    proof_bytes: &[u8],
+) -> Result<std::result::Result<(), String>> {
+    let st = snap_statement(public)?;
+    verify_proof(st.as_ref(), params_dir, proof_bytes, "for these CommROld, CommRNew and CommDNew")
+}
