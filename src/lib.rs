@@ -7,11 +7,19 @@
 //! - [`circuit`] — building Filecoin circuits and recording their witness (A·z, B·z, C·z, densities).
 //! - [`constraints`] — a shape's R1CS compiled once (per-challenge template, coefficient classes,
 //!   on-disk cache) and evaluated at a packed witness (A·z, B·z, C·z, densities).
+//! - [`witness`] — the native PoRep witness: a partition's inputs and aux straight from the
+//!   vanilla proofs (SHA-256, Poseidon, packing), packed as bits and field elements.
 //! - [`srs`]     — the official `.params`/`.vk` format: mmap, section offsets, validation, lookup.
 //! - [`groth16`] — backend-independent Groth16: H polynomial plan, proof assembly, encoding, verification.
+//! - [`prover`]  — the backend-neutral prover layer: the `Backend` trait, `Witness`, `Proved`,
+//!   stage timings, `--device` choices; [`devices`] turns a choice into a backend.
+//! - [`field`]   — the scalar field Fr as limbs, roots of unity.
 //! - [`cpu`]     — NTT and MSM on the CPU (blst + rayon): the reference and the fallback.
 //! - [`ec`]      — the curve layer over blst: G1/G2 arithmetic, fields, encodings, generator tables.
 //! - [`gpu`]     — CUDA driver runtime (cudarc), embedded PTX modules, kernel launchers.
+//! - [`setup`]   — `params setup`: INSECURE test parameters in the official format.
+//! - [`output`]  — atomic writes, output-path checks, interrupts, panics as errors;
+//!   [`hostmem`] — huge-page advice for large host buffers.
 //! - [`pipeline`] — partitions through the host lock and the device locks, memory budget, timings.
 //! - [`bench`]   — `bench porep|window-post|winning-post|snap`: the report (JSON, tables) and the
 //!   SVG timeline.
