@@ -189,7 +189,13 @@ fn missing_gpu_is_a_clear_error_for_device_gpu() {
     if filsnark::gpu::driver::device_count().is_ok() {
         return; // there is a GPU: this check is for machines without one
     }
-    let o = filsnark(&["prove", "porep", "--device", "gpu", "-o", "/nonexistent/never.proof"]);
+    // The output goes to a directory that exists, so the only thing wrong is the device.
+    let dir = std::env::temp_dir().join(format!("filsnark-nogpu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("never.proof");
+    let o = filsnark(&["prove", "porep", "--device", "gpu", "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--device") && stderr(&o).contains("no GPU"), "{}", stderr(&o));
+    assert!(!out.exists(), "a failed run left {}", out.display());
+    std::fs::remove_dir_all(&dir).ok();
 }
