@@ -73,6 +73,11 @@ impl Ledger {
     pub fn limit(&self) -> Option<u64> {
         Some(self.limit.load(Ordering::Acquire)).filter(|&l| l != UNLIMITED)
     }
+
+    /// Bytes that may still be allocated under the limit, if any.
+    pub fn headroom(&self) -> Option<u64> {
+        self.limit().map(|l| l.saturating_sub(self.in_use()))
+    }
 }
 
 #[cfg(test)]
@@ -93,8 +98,11 @@ mod tests {
         assert!(matches!(err, GpuError::OutOfPlan { requested: 71, in_use: 50, limit: 120 }), "{err:?}");
         assert!(err.to_string().contains("memory plan"), "{err}");
         assert_eq!(l.in_use(), 50, "a refused allocation is not counted");
+        assert_eq!(l.headroom(), Some(70));
         l.reserve(70).unwrap();
+        assert_eq!(l.headroom(), Some(0));
         l.set_limit(None);
+        assert_eq!(l.headroom(), None);
         l.reserve(1 << 40).unwrap();
         assert_eq!(l.limit(), None);
     }

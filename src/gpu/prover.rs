@@ -278,6 +278,12 @@ impl GpuProver {
             ledger.mark();
         };
 
+        // The MSM workspace kept from the last partition (up to ~20 GiB when every section is
+        // resident and the chunks are large) gives way to the H stage when the plan has no room
+        // for both.
+        if ledger.headroom().is_some_and(|h| h < residency::h_stage(domain as u64)) {
+            self.msm.release_memory();
+        }
         ledger.mark();
         let mut shape_slot = self.shape.lock().unwrap_or_else(|e| e.into_inner());
         let packed = match src {

@@ -141,10 +141,18 @@ pub fn plan(capacity: u64, working: u64, sections: &[Section]) -> Option<Residen
 /// streamed) the ledger measured 22.7 GiB at the H stage; this gives 22.75 GiB.
 pub fn working_set(domain: u64) -> u64 {
     let retained = 48 * domain;
-    let h_stage = 4 * 32 * domain + 4 * domain + retained;
+    let h_stage = h_stage(domain) + retained;
     let staging = (2 * 288 * domain).min(1 << 30);
     let msm_stage = 32 * domain + retained + staging;
     h_stage.max(msm_stage) + (256 << 20)
+}
+
+/// Device bytes the H stage allocates for a domain of `domain` points: a, b, c and the NTT's
+/// scratch (32 bytes a point each), and the packed witness with the shape's compiled constraints
+/// (~4 bytes a point). The MSM's workspace kept from the partition before is freed first when
+/// the plan has no room for both.
+pub fn h_stage(domain: u64) -> u64 {
+    4 * 32 * domain + 4 * domain
 }
 
 /// Seconds an MSM over `kind`'s points spends longer per partition when they stream than when

@@ -54,11 +54,19 @@ pub(super) fn msm<G: Group>(
     let default = if host { HOST_STAGE_BYTES / G::SER } else { DEVICE_CHUNK };
     let mut plan = MsmPlan::new(n, dense, if chunk == 0 { default } else { chunk }, tuning);
     if chunk == 0 {
+        // The workspace fits what the device has free and, under a memory plan, what the plan
+        // leaves: a chunk sized by the free memory alone takes the room of the next stage.
         let (free, _) = gpu.ctx.mem_info()?;
-        plan = plan.fit((free + cache.bytes()) / 10 * 8, 4 * G::W, sms);
+        let room = gpu.ctx.ledger.headroom().map_or(free, |h| (h as usize).min(free));
+        plan = plan.fit((room + cache.bytes()) / 10 * 8, 4 * G::W, sms);
     }
     let mut src = Source::<G>::new(gpu, kernels.srs, points, n, plan.chunk)?;
-    let mut run = Run::<G>::new(gpu, kernels.msm, plan, sms, cache.take(gpu))?;
+    let mut run = match Run::<G>::new(gpu, kernels.msm, plan, sms, cache.take(gpu)) {
+        // Cached buffers of other sizes were held while the new ones were allocated; they are
+        // freed now (Run::new dropped them), so the workspace is allocated afresh.
+        Err(e) if e.is_out_of_memory() => Run::<G>::new(gpu, kernels.msm, plan, sms, Vec::new())?,
+        r => r?,
+    };
     phases.mark("setup")?;
     src.stage(0, 0, plan.chunk.min(n))?;
     for k in 0..plan.chunks() {
