@@ -30,18 +30,7 @@ ONE = limbs(pow(2, 256, RMOD), 8)
 
 
 def _prologue(f, ptrs):
-    regs = {}
-    for nm in ptrs:
-        r = f.t("a")
-        f.op("ld.param.u64", r, f"[{nm}]")
-        f.op("cvta.to.global.u64", r, r)
-        regs[nm] = r
-    ctaid, ntid, tid, idx = f.t(), f.t(), f.t(), f.t()
-    f.op("mov.u32", ctaid, "%ctaid.x")
-    f.op("mov.u32", ntid, "%ntid.x")
-    f.op("mov.u32", tid, "%tid.x")
-    f.op("mad.lo.u32", idx, ctaid, ntid, tid)
-    return regs, idx
+    return f.global_pointers(ptrs), f.global_index()
 
 
 def load(f, a, nwords):

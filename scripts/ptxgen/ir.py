@@ -36,6 +36,29 @@ class Fn:
     def ts(self, n, k="t"):
         return [self.t(k) for _ in range(n)]
 
+    def global_index(self, into=None):
+        """The thread's index along x of the grid, ctaid.x * ntid.x + tid.x (u32), in `into`
+        or a new temporary."""
+        ctaid, ntid, tid = self.ts(3)
+        idx = into or self.t()
+        self.op("mov.u32", ctaid, "%ctaid.x")
+        self.op("mov.u32", ntid, "%ntid.x")
+        self.op("mov.u32", tid, "%tid.x")
+        self.op("mad.lo.u32", idx, ctaid, ntid, tid)
+        return idx
+
+    def global_pointers(self, names, generic=False):
+        """The .u64 entry parameters `names` loaded into address registers, converted to global
+        addresses unless `generic` (kept generic for .funcs that take memory operands)."""
+        regs = {}
+        for nm in names:
+            r = self.t("a")
+            self.op("ld.param.u64", r, f"[{nm}]")
+            if not generic:
+                self.op("cvta.to.global.u64", r, r)
+            regs[nm] = r
+        return regs
+
     def label(self, hint="L"):
         self.nlabel += 1
         return f"${hint}_{self.nlabel}"

@@ -33,18 +33,8 @@ def throughput_iface(name, doc, in_words, in1_words, out_words):
 def prologue(f, ptrs, with_n=True, generic=False):
     """Load pointer params into %a regs, compute the global thread index.
     generic=True keeps generic addresses (for .funcs with memory operands)."""
-    regs = {}
-    for nm in ptrs:
-        r = f.t("a")
-        f.op("ld.param.u64", r, f"[{nm}]")
-        if not generic:
-            f.op("cvta.to.global.u64", r, r)
-        regs[nm] = r
-    ctaid, ntid, tid, idx = f.t(), f.t(), f.t(), f.t()
-    f.op("mov.u32", ctaid, "%ctaid.x")
-    f.op("mov.u32", ntid, "%ntid.x")
-    f.op("mov.u32", tid, "%tid.x")
-    f.op("mad.lo.u32", idx, ctaid, ntid, tid)
+    regs = f.global_pointers(ptrs, generic)
+    idx = f.global_index()
     end = f.label("end")
     if with_n:
         n, p = f.t(), f.t("p")

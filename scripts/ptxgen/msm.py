@@ -109,11 +109,7 @@ class Ctx:
                 f.op("cvta.to.global.u64", self.r[nm], self.r[nm])
         for nm in self.u32s:
             f.op("ld.param.u32", self.r[nm], f"[{nm}]")
-        ctaid, ntid, tid = f.ts(3)
-        f.op("mov.u32", ctaid, "%ctaid.x")
-        f.op("mov.u32", ntid, "%ntid.x")
-        f.op("mov.u32", tid, "%tid.x")
-        f.op("mad.lo.u32", self.t, ctaid, ntid, tid)
+        f.global_index(into=self.t)
         if self.derive:
             self.derive(self)
 

@@ -18,12 +18,7 @@ def params(f, ptrs, u32s, generic=False):
 
 
 def gtid(f):
-    ctaid, ntid, tid, idx = f.ts(4)
-    f.op("mov.u32", ctaid, "%ctaid.x")
-    f.op("mov.u32", ntid, "%ntid.x")
-    f.op("mov.u32", tid, "%tid.x")
-    f.op("mad.lo.u32", idx, ctaid, ntid, tid)
-    return idx
+    return f.global_index()
 
 
 def elem(f, base, idx, nbytes):
