@@ -141,8 +141,20 @@ fn check_dir_output(o: &Output) -> Result<()> {
     if o.path.exists() && !o.path.is_dir() {
         anyhow::bail!("{} {p} exists and is not a directory", o.flag);
     }
-    std::fs::create_dir_all(o.path).map_err(|e| anyhow!("{} {p}: cannot create the directory ({e})", o.flag))?;
-    probe(o.flag, &o.path.join("probe"))
+    if o.path.is_dir() {
+        return probe(o.flag, &o.path.join("probe"));
+    }
+    // Not there yet: the run creates it (and not before the work starts, so that a refused run
+    // leaves nothing behind); its nearest existing ancestor must be a directory we can write.
+    let mut up = o.path.parent();
+    while let Some(d) = up.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+        up = d.parent();
+    }
+    let ancestor = up.filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !ancestor.is_dir() {
+        anyhow::bail!("{} {p}: {} is not a directory", o.flag, ancestor.display());
+    }
+    probe(o.flag, &ancestor.join("probe"))
 }
 
 /// Creates and removes the temp file a write of `path` would use.
@@ -234,8 +246,16 @@ mod tests {
         assert!(e.contains("is not a directory"), "{e}");
         let e = err(&[Output::dir("--out-dir", &input)], &[]);
         assert!(e.contains("--out-dir") && e.contains("not a directory"), "{e}");
-        let made = dir.path().join("proofs");
+        let e = err(&[Output::dir("--out-dir", &input.join("x/y"))], &[]);
+        assert!(e.contains("--out-dir") && e.contains("not a directory"), "{e}");
+        // A directory still to make is checked through its nearest ancestor and not made here:
+        // the run makes it once the work starts.
+        let later = dir.path().join("proofs/2026");
+        check_outputs(&[Output::dir("--out-dir", &later)], &[]).unwrap();
+        assert!(!dir.path().join("proofs").exists());
+        let made = dir.path().join("made");
+        std::fs::create_dir(&made).unwrap();
         check_outputs(&[Output::dir("--out-dir", &made)], &[]).unwrap();
-        assert!(made.is_dir() && std::fs::read_dir(&made).unwrap().count() == 0);
+        assert!(std::fs::read_dir(&made).unwrap().count() == 0, "the probe is removed");
     }
 }
