@@ -8,8 +8,9 @@ use std::time::Instant;
 use anyhow::{anyhow, Result};
 
 use crate::circuit::post::{circuits_from_post, post_statement};
-use crate::circuit::{CircuitKind, ProofKind};
+use crate::circuit::{CircuitKind, ProofCircuits, ProofKind};
 use crate::input::post::command_name;
+use crate::input::vanilla::check_post_elements;
 use crate::input::{PostInput, PostPublic};
 use crate::job::{prove_input, verify_proof, JobOptions, ProveReport};
 use crate::pipeline::proofs::{Input, InputLabel, ParamsCache};
@@ -24,9 +25,17 @@ pub fn proof_kind(t: PoStType) -> ProofKind {
     }
 }
 
+/// The check of a post.json that needs no parameters (every vanilla proof decoded and
+/// checked against the public data, first its nodes and Merkle path levels), and its
+/// circuits; errors name the file.
+pub fn check(input: &PostInput) -> Result<Box<dyn ProofCircuits>> {
+    check_post_elements(input)?;
+    circuits_from_post(input).map_err(|e| anyhow!("{}: {e:#}", input.path.display()))
+}
+
 /// A post.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
 pub fn load(input: &PostInput, params_dir: Option<&Path>, cache: &mut ParamsCache) -> Result<Input> {
-    let circuits = circuits_from_post(input).map_err(|e| anyhow!("{}: {e:#}", input.path.display()))?;
+    let circuits = check(input)?;
     let p = &input.public;
     let label = InputLabel {
         circuit: CircuitKind::new(proof_kind(p.typ()), input.size),

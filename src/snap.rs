@@ -7,15 +7,24 @@ use std::time::Instant;
 use anyhow::{anyhow, Result};
 
 use crate::circuit::snap::{circuits_from_snap, snap_statement};
-use crate::circuit::{CircuitKind, ProofKind};
+use crate::circuit::{CircuitKind, ProofCircuits, ProofKind};
+use crate::input::vanilla::check_snap_elements;
 use crate::input::{SnapInput, SnapPublic};
 use crate::job::{prove_input, verify_proof, JobOptions, ProveReport};
 use crate::pipeline::proofs::{Input, InputLabel, ParamsCache};
 use crate::prover::Backend;
 
+/// The check of a snap.json that needs no parameters (every vanilla proof decoded and
+/// checked against the public data, first its nodes and Merkle path levels), and its
+/// circuits; errors name the file.
+pub fn check(input: &SnapInput) -> Result<Box<dyn ProofCircuits>> {
+    check_snap_elements(input)?;
+    circuits_from_snap(input).map_err(|e| anyhow!("{}: {e:#}", input.path.display()))
+}
+
 /// A snap.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
 pub fn load(input: &SnapInput, params_dir: Option<&Path>, cache: &mut ParamsCache) -> Result<Input> {
-    let circuits = circuits_from_snap(input).map_err(|e| anyhow!("{}: {e:#}", input.path.display()))?;
+    let circuits = check(input)?;
     let label = InputLabel {
         circuit: CircuitKind::new(ProofKind::Snap, input.size),
         miner_id: None,
