@@ -11,7 +11,7 @@ use anyhow::{anyhow, Result};
 use crate::circuit::ProofStatement;
 use crate::groth16::{PreparedVerifyingKey, Proof};
 use crate::pipeline::budget::MemoryPlan;
-use crate::pipeline::proofs::{self as pp, Events, HostTimings, Input};
+use crate::pipeline::proofs::{self as pp, Events, HostTimings, Input, ParamsCache};
 use crate::prover::{Backend, ProveTimings};
 use crate::srs::{self, ParamsFile, VerifyingKey};
 
@@ -104,6 +104,28 @@ pub fn prove_input(
         total: start.elapsed(),
         memory: run.memory,
     })
+}
+
+/// Loads an input with `load` and proves it as [`prove_input`] does, telling `events` the
+/// stages first (`what` is checked and the parameters load) and then the partitions (the
+/// progress every `prove` shows).
+pub fn load_and_prove(
+    what: &Path,
+    load: impl FnOnce(&mut ParamsCache) -> Result<Input>,
+    opts: &JobOptions,
+    backend: &dyn Backend,
+    events: &dyn Events,
+) -> Result<ProveReport> {
+    let start = Instant::now();
+    loading_stage(events, what);
+    let input = load(&mut ParamsCache::default())?;
+    events.partitions(input.circuits.num_partitions());
+    prove_input(input, opts, backend, start, events)
+}
+
+/// Tells `events` that `what` is being checked and its parameters loaded (a progress stage).
+pub fn loading_stage(events: &dyn Events, what: &Path) {
+    events.stage(&format!("checking {} and loading the parameters", what.display()));
 }
 
 /// Loads the verifying key for a statement: the `.vk` file, else the `.params` header.

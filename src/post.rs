@@ -3,16 +3,16 @@
 //! `generate_winning_post_with_vanilla` return), and the check of a proof against the sectors
 //! and randomness (`verify`, as `verify_window_post` / `verify_winning_post` judge it).
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::{anyhow, Result};
 
 use crate::circuit::post::{circuits_from_post, post_statement};
-use crate::circuit::{CircuitKind, ProofKind};
+use crate::circuit::{CircuitKind, ProofCircuits, ProofKind};
 use crate::input::post::command_name;
+use crate::input::vanilla::check_post_elements;
 use crate::input::{PostInput, PostPublic};
-use crate::job::{prove_input, verify_proof, JobOptions, ProveReport};
-use crate::pipeline::proofs::{Input, InputLabel, ParamsCache};
+use crate::job::{load_and_prove, verify_proof, JobOptions, ProveReport};
+use crate::pipeline::proofs::{Events, Input, InputLabel, NoEvents, ParamsCache};
 use crate::prover::Backend;
 use filecoin_proofs_api::PoStType;
 
@@ -24,9 +24,17 @@ pub fn proof_kind(t: PoStType) -> ProofKind {
     }
 }
 
+/// The check of a post.json that needs no parameters (every vanilla proof decoded and
+/// checked against the public data, first its nodes and Merkle path levels), and its
+/// circuits; errors name the file.
+pub fn check(input: &PostInput) -> Result<Box<dyn ProofCircuits>> {
+    check_post_elements(input)?;
+    circuits_from_post(input).map_err(|e| anyhow!("{}: {e:#}", input.path.display()))
+}
+
 /// A post.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
 pub fn load(input: &PostInput, params_dir: Option<&Path>, cache: &mut ParamsCache) -> Result<Input> {
-    let circuits = circuits_from_post(input).map_err(|e| anyhow!("{}: {e:#}", input.path.display()))?;
+    let circuits = check(input)?;
     let p = &input.public;
     let label = InputLabel {
         circuit: CircuitKind::new(proof_kind(p.typ()), input.size),
@@ -39,9 +47,18 @@ pub fn load(input: &PostInput, params_dir: Option<&Path>, cache: &mut ParamsCach
 
 /// Proves a post.json on `backend`; every partition proof is verified.
 pub fn prove_with(input: &PostInput, opts: &JobOptions, backend: &dyn Backend) -> Result<ProveReport> {
-    let start = Instant::now();
-    let loaded = load(input, opts.params_dir.as_deref(), &mut ParamsCache::default())?;
-    prove_input(loaded, opts, backend, start, &crate::pipeline::proofs::NoEvents)
+    prove_with_events(input, opts, backend, &NoEvents)
+}
+
+/// [`prove_with`], telling `events` the stages and each partition done (progress).
+pub fn prove_with_events(
+    input: &PostInput,
+    opts: &JobOptions,
+    backend: &dyn Backend,
+    events: &dyn Events,
+) -> Result<ProveReport> {
+    let dir = opts.params_dir.as_deref();
+    load_and_prove(&input.path, |cache| load(input, dir, cache), opts, backend, events)
 }
 
 /// Verifies a PoSt proof (partition proofs concatenated) for the sectors and randomness of a

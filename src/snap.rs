@@ -2,20 +2,28 @@
 //! (`prove`: the bytes of `generate_empty_sector_update_proof_with_vanilla`), and the check of
 //! a proof against the commitments (`verify`, as `verify_empty_sector_update_proof` judges it).
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::{anyhow, Result};
 
 use crate::circuit::snap::{circuits_from_snap, snap_statement};
-use crate::circuit::{CircuitKind, ProofKind};
+use crate::circuit::{CircuitKind, ProofCircuits, ProofKind};
+use crate::input::vanilla::check_snap_elements;
 use crate::input::{SnapInput, SnapPublic};
-use crate::job::{prove_input, verify_proof, JobOptions, ProveReport};
-use crate::pipeline::proofs::{Input, InputLabel, ParamsCache};
+use crate::job::{load_and_prove, verify_proof, JobOptions, ProveReport};
+use crate::pipeline::proofs::{Events, Input, InputLabel, NoEvents, ParamsCache};
 use crate::prover::Backend;
+
+/// The check of a snap.json that needs no parameters (every vanilla proof decoded and
+/// checked against the public data, first its nodes and Merkle path levels), and its
+/// circuits; errors name the file.
+pub fn check(input: &SnapInput) -> Result<Box<dyn ProofCircuits>> {
+    check_snap_elements(input)?;
+    circuits_from_snap(input).map_err(|e| anyhow!("{}: {e:#}", input.path.display()))
+}
 
 /// A snap.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
 pub fn load(input: &SnapInput, params_dir: Option<&Path>, cache: &mut ParamsCache) -> Result<Input> {
-    let circuits = circuits_from_snap(input).map_err(|e| anyhow!("{}: {e:#}", input.path.display()))?;
+    let circuits = check(input)?;
     let label = InputLabel {
         circuit: CircuitKind::new(ProofKind::Snap, input.size),
         miner_id: None,
@@ -27,9 +35,18 @@ pub fn load(input: &SnapInput, params_dir: Option<&Path>, cache: &mut ParamsCach
 
 /// Proves a snap.json on `backend`; every partition proof is verified.
 pub fn prove_with(input: &SnapInput, opts: &JobOptions, backend: &dyn Backend) -> Result<ProveReport> {
-    let start = Instant::now();
-    let loaded = load(input, opts.params_dir.as_deref(), &mut ParamsCache::default())?;
-    prove_input(loaded, opts, backend, start, &crate::pipeline::proofs::NoEvents)
+    prove_with_events(input, opts, backend, &NoEvents)
+}
+
+/// [`prove_with`], telling `events` the stages and each partition done (progress).
+pub fn prove_with_events(
+    input: &SnapInput,
+    opts: &JobOptions,
+    backend: &dyn Backend,
+    events: &dyn Events,
+) -> Result<ProveReport> {
+    let dir = opts.params_dir.as_deref();
+    load_and_prove(&input.path, |cache| load(input, dir, cache), opts, backend, events)
 }
 
 /// Verifies a SnapDeals proof for the commitments of a snap.json. Ok(Err(reason)) when the

@@ -31,7 +31,16 @@ fn prove(kind: &str, params: &Path, input: &Path, out: &Path, seed: Option<&str>
     }
     let o = filsnark(&args);
     assert!(o.status.success(), "prove {kind} failed: {}", stderr(&o));
+    no_progress(&stderr(&o));
     std::fs::read(out).unwrap()
+}
+
+/// Progress is drawn only on a terminal: the tests' stderr is a pipe, so none of it may
+/// appear there (no carriage returns, no spinner or bar text).
+fn no_progress(err: &str) {
+    for drawn in ["\r", "loading the parameters", "partitions proved", "\u{1b}["] {
+        assert!(!err.contains(drawn), "progress ({drawn:?}) on a stderr that is not a terminal: {err}");
+    }
 }
 
 /// `filsnark verify KIND`: the exit code and stderr.
@@ -224,4 +233,36 @@ fn synthetic_inputs_pass_filecoin_proofs_verifiers() {
     )
     .unwrap();
     assert!(ok, "verify_empty_sector_update_proof rejected the synthetic input's proof");
+}
+
+/// `bench snap` on a synthetic input, stderr a pipe: two proofs verified and reported (JSON
+/// too), one log line per partition and proof instead of the progress bar.
+#[test]
+fn bench_snap_logs_lines_without_a_terminal() {
+    let params = init_post_env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let snap = d.join("snap.json");
+    let o = filsnark(&["snap", "synth", "--sector-size", "2KiB", "--seed", "3", "-o", path_str(&snap)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json = d.join("report.json");
+    let o = filsnark(&[
+        "bench",
+        "snap",
+        "--in",
+        path_str(&snap),
+        "--params-dir",
+        path_str(&params),
+        "-j",
+        "2",
+        "--json",
+        path_str(&json),
+    ]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(o.status.success(), "bench snap failed: {err}");
+    assert!(out.contains("all 2 proof(s) verified"), "{out}");
+    no_progress(&err);
+    assert!(err.contains("proof 0 partition 0 done") && err.contains("verified (2/2)"), "no log lines: {err}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["proofs"].as_array().unwrap().len(), 2);
 }

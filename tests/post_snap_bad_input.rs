@@ -194,3 +194,69 @@ fn a_path_that_is_not_a_file() {
     assert!(stderr(&o).contains("/nonexistent/post.json: cannot read the post file"), "{}", stderr(&o));
     assert!(!Path::new("/tmp/never.proof").exists(), "a proof was written");
 }
+
+/// A 2KiB PoSt vanilla proof edited in its serde form (as JSON), encoded back with bincode.
+fn edited(vanilla: &[u8], edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    type SectorProof = filecoin_proofs::FallbackPoStSectorProof<filecoin_proofs::SectorShape2KiB>;
+    let proof: SectorProof = bincode::deserialize(vanilla).unwrap();
+    let mut v = serde_json::to_value(&proof).unwrap();
+    edit(&mut v);
+    bincode::serialize(&serde_json::from_value::<SectorProof>(v).unwrap()).unwrap()
+}
+
+/// The path levels (`{hashes, index}`) of inclusion proof `n` of a PoSt vanilla proof.
+fn levels(v: &mut Value, n: usize) -> &mut Vec<Value> {
+    let p = &mut v["vanilla_proof"]["sectors"][0]["inclusion_proofs"][n]["data"]["Single"]["path"]["path"];
+    p.as_array_mut().expect("a 2KiB inclusion proof is a single-tree path")
+}
+
+/// 32 × 0xff: above the scalar modulus (the crates' Poseidon hasher panicked on such a node,
+/// found by tests/fuzz_post_snap.rs).
+fn not_a_field_element() -> Value {
+    Value::from(vec![0xffu64; 32])
+}
+
+#[test]
+fn a_merkle_path_position_past_its_group() {
+    // Position 8 + p at level 0 and one less at level 1 give the same leaf index, so the
+    // challenge check passes and the crates' Merkle verifier inserted past the group: a panic.
+    let f = fx();
+    let mut vanilla = f.vanilla.clone();
+    vanilla[0] = edited(&vanilla[0], |v| {
+        let n = (0..10).find(|&n| levels(v, n)[1]["index"].as_u64().unwrap() > 0).unwrap();
+        let l = levels(v, n);
+        l[0]["index"] = (l[0]["index"].as_u64().unwrap() + 8).into();
+        l[1]["index"] = (l[1]["index"].as_u64().unwrap() - 1).into();
+    });
+    let j = fixtures::post_json(WINDOW, MINER, &f.randomness, &f.sectors, &vanilla, None);
+    refused(
+        "window-post",
+        &j,
+        &[
+            "VanillaProofs[0] (sector 3): sector proof 0: inclusion proof",
+            "path level 0 holds 7 sibling(s)",
+            "groups 8",
+        ],
+    );
+}
+
+#[test]
+fn a_vanilla_node_that_is_not_a_field_element() {
+    let f = fx();
+    let mut vanilla = f.vanilla.clone();
+    vanilla[1] = edited(&vanilla[1], |v| levels(v, 2)[0]["hashes"][1] = not_a_field_element());
+    let j = fixtures::post_json(WINDOW, MINER, &f.randomness, &f.sectors, &vanilla, None);
+    refused(
+        "window-post",
+        &j,
+        &["VanillaProofs[1] (sector 5): sector proof 0: inclusion proof 2: path level 0, sibling 1 is not a field element"],
+    );
+    let winning =
+        vec![edited(&f.winning_vanilla[0], |v| v["vanilla_proof"]["sectors"][0]["comm_c"] = not_a_field_element())];
+    let j = fixtures::post_json(WINNING, MINER, &f.randomness, &f.sectors[..1], &winning, None);
+    refused("winning-post", &j, &["VanillaProofs[0] (sector 3): sector proof 0: comm_c is not a field element"]);
+    // A snap partition proof starts with its comm_c.
+    let mut u = f.update.clone();
+    u.vanilla[0][..32].copy_from_slice(&[0xff; 32]);
+    refused("snap", &fixtures::snap_json(&u), &["VanillaProofs[0] (partition 0): comm_c is not a field element"]);
+}

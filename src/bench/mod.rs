@@ -23,7 +23,6 @@ use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::input::C1Input;
 use crate::input::SectorIdentity;
@@ -42,29 +41,29 @@ pub struct BenchOptions {
     pub params_dir: Option<PathBuf>,
     /// Write each verified proof as `proof-NNN.bin` here (atomically).
     pub out_dir: Option<PathBuf>,
-    /// Progress bars on stderr.
-    pub progress: bool,
+    /// One line on stderr per partition proved and per proof verified, where no progress is
+    /// drawn (stderr is not a terminal), so a log of a run cut short shows how far it came.
+    pub log: bool,
     /// How PoRep partitions get their witness (PoSt and SnapDeals always use the gadgets).
     pub witness: WitnessMode,
 }
 
-struct BenchEvents {
-    bar: Option<ProgressBar>,
+/// What a bench does as work completes: the caller's progress hears of everything, verified
+/// proofs are written to `out_dir`, and with `log` each event is also a line on stderr.
+struct BenchEvents<'a> {
+    progress: &'a dyn Events,
+    log: bool,
     proofs_done: std::sync::atomic::AtomicUsize,
     proofs: usize,
     out_dir: Option<PathBuf>,
     started: std::time::Instant,
 }
 
-impl Events for BenchEvents {
+impl Events for BenchEvents<'_> {
     fn partition_done(&self, proof: usize, partition: usize) {
-        match &self.bar {
-            Some(b) => b.inc(1),
-            // Not a terminal (a log file, a script): one line per partition instead of a bar,
-            // so a run cut short still shows how far it came.
-            None => {
-                eprintln!("{:9.3} s  proof {proof} partition {partition} done", self.started.elapsed().as_secs_f64())
-            }
+        self.progress.partition_done(proof, partition);
+        if self.log {
+            eprintln!("{:9.3} s  proof {proof} partition {partition} done", self.started.elapsed().as_secs_f64());
         }
     }
     fn proof_done(&self, proof: usize, bytes: &[u8]) -> Result<()> {
@@ -72,15 +71,10 @@ impl Events for BenchEvents {
             crate::output::write_atomic(&dir.join(proof_file_name(proof)), bytes)?;
         }
         let n = self.proofs_done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-        match &self.bar {
-            Some(b) => b.set_message(format!("{n}/{} proofs verified", self.proofs)),
-            None => eprintln!(
-                "{:9.3} s  proof {proof} verified ({n}/{})",
-                self.started.elapsed().as_secs_f64(),
-                self.proofs
-            ),
+        if self.log {
+            eprintln!("{:9.3} s  proof {proof} verified ({n}/{})", self.started.elapsed().as_secs_f64(), self.proofs);
         }
-        Ok(())
+        self.progress.proof_done(proof, bytes)
     }
 }
 
@@ -89,17 +83,26 @@ pub fn proof_file_name(i: usize) -> String {
     format!("proof-{i:03}.bin")
 }
 
-/// Loads c1 files (each with the sector it was sealed for) for [`run`].
-pub fn load_porep(inputs: &[(C1Input, SectorIdentity)], opts: &BenchOptions) -> Result<Vec<Input>> {
+/// Loads c1 files (each with the sector it was sealed for) for [`run`], telling `progress`
+/// which one is being checked.
+pub fn load_porep(
+    inputs: &[(C1Input, SectorIdentity)],
+    opts: &BenchOptions,
+    progress: &dyn Events,
+) -> Result<Vec<Input>> {
     let mut cache = ParamsCache::default();
     inputs
         .iter()
-        .map(|(c1, sector)| Input::load(c1, sector, opts.params_dir.as_deref(), &mut cache, opts.witness))
+        .map(|(c1, sector)| {
+            crate::job::loading_stage(progress, &c1.path);
+            Input::load(c1, sector, opts.params_dir.as_deref(), &mut cache, opts.witness)
+        })
         .collect()
 }
 
-/// Runs the benchmark over loaded inputs, all of one proof kind.
-pub fn run(loaded: &[Input], opts: &BenchOptions, backend: &dyn Backend) -> Result<BenchReport> {
+/// Runs the benchmark over loaded inputs, all of one proof kind; `progress` hears of the
+/// partitions to prove, each partition done and each proof verified.
+pub fn run(loaded: &[Input], opts: &BenchOptions, backend: &dyn Backend, progress: &dyn Events) -> Result<BenchReport> {
     if loaded.is_empty() {
         bail!("bench needs at least one input");
     }
@@ -125,28 +128,16 @@ pub fn run(loaded: &[Input], opts: &BenchOptions, backend: &dyn Backend) -> Resu
             .map_err(|e| anyhow::anyhow!("{}: cannot create the output directory: {e}", dir.display()))?;
     }
     let total: usize = proofs.iter().map(|&i| loaded[i].circuits.num_partitions()).sum();
-    let bar = opts.progress.then(|| {
-        let b = ProgressBar::new(total as u64);
-        b.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} partitions, {msg}")
-                .unwrap()
-                .progress_chars("=> "),
-        );
-        b.set_message(format!("0/{} proofs verified", opts.proofs));
-        b.enable_steady_tick(std::time::Duration::from_millis(500));
-        b
-    });
+    progress.partitions(total);
     let events = BenchEvents {
-        bar,
+        progress,
+        log: opts.log,
         proofs_done: Default::default(),
         proofs: opts.proofs,
         out_dir: opts.out_dir.clone(),
         started: std::time::Instant::now(),
     };
     let res = pp::prove(&plan, backend, &events);
-    if let Some(b) = &events.bar {
-        b.finish_and_clear();
-    }
     let run = res?;
     Ok(BenchReport::new(started, loaded, &run, opts, backend))
 }

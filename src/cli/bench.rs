@@ -1,7 +1,6 @@
-//! `bench porep|window-post|winning-post|snap`: proofs through the pipeline, tables on stdout,
-//! `--json` and `--timeline`; `bench witness`, `bench cpu` and the GPU stage benches
+//! `bench porep|window-post|winning-post|snap`: proofs through the pipeline with the terminal's
+//! progress, tables on stdout, `--json` and `--timeline`; `bench witness`, `bench cpu` and the GPU stage benches
 //! (`kernels`, `ntt`, `msm`, `setup-points`).
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -10,12 +9,14 @@ use filsnark::bench::{self, BenchOptions};
 use filsnark::circuit::ProofKind;
 use filsnark::input::{PostInput, SnapInput};
 use filsnark::job::default_concurrency;
+use filsnark::job::loading_stage;
 use filsnark::output::{check_outputs, write_atomic, Output};
 use filsnark::pipeline::budget::parse_size;
-use filsnark::pipeline::proofs::{Input, ParamsCache, WitnessMode};
+use filsnark::pipeline::proofs::{Events, Input, ParamsCache, WitnessMode};
 
 use super::jobs::post_type;
 use super::porep::{load_c1, params_dir_for, DeviceArgs, IdentityArgs, WitnessArgs};
+use super::progress::ProveProgress;
 
 #[derive(Subcommand)]
 pub enum BenchCmd {
@@ -191,7 +192,7 @@ impl ReportArgs {
             seed: self.seed,
             params_dir,
             out_dir: self.out_dir.clone(),
-            progress: std::io::stderr().is_terminal(),
+            log: false,
             witness,
         }
     }
@@ -273,8 +274,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
         _ => args.id.params_dir.clone(),
     };
     let opts = args.report.options(params_dir, args.witness.witness);
-    let loaded = bench::load_porep(&inputs, &opts)?;
-    run_and_report(&loaded, &opts, &args.report)
+    run_and_report(opts, &args.report, |opts, progress| bench::load_porep(&inputs, opts, progress))
 }
 
 /// `bench window-post|winning-post|snap`: every input read and checked, then proved.
@@ -282,23 +282,42 @@ fn bench_job(kind: ProofKind, args: &JobBenchArgs) -> Result<()> {
     let ins: Vec<(&str, &std::path::Path)> = args.input.iter().map(|p| ("--in", p.as_path())).collect();
     args.report.check_outputs(&ins)?;
     let opts = args.report.options(args.params_dir.clone(), WitnessMode::Gadgets);
-    let mut cache = ParamsCache::default();
     let dir = args.params_dir.as_deref();
-    let loaded = args
-        .input
-        .iter()
-        .map(|p| match post_type(kind) {
-            Some(t) => filsnark::post::load(&PostInput::load(p, t)?, dir, &mut cache),
-            None => filsnark::snap::load(&SnapInput::load(p)?, dir, &mut cache),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    run_and_report(&loaded, &opts, &args.report)
+    run_and_report(opts, &args.report, |_, progress| {
+        let mut cache = ParamsCache::default();
+        args.input
+            .iter()
+            .map(|p| {
+                loading_stage(progress, p);
+                match post_type(kind) {
+                    Some(t) => filsnark::post::load(&PostInput::load(p, t)?, dir, &mut cache),
+                    None => filsnark::snap::load(&SnapInput::load(p)?, dir, &mut cache),
+                }
+            })
+            .collect()
+    })
 }
 
-fn run_and_report(loaded: &[Input], opts: &BenchOptions, args: &ReportArgs) -> Result<()> {
-    filsnark::output::remove_temp_files_on_interrupt();
-    let backend = args.devices.backend()?;
-    let report = bench::run(loaded, opts, backend.as_ref())?;
+/// Loads the inputs with `load` and runs the bench, with the terminal's progress (cleared
+/// before the report) or, where stderr is not a terminal, one line per event; then writes
+/// and prints the report.
+fn run_and_report(
+    opts: BenchOptions,
+    args: &ReportArgs,
+    load: impl FnOnce(&BenchOptions, &dyn Events) -> Result<Vec<Input>>,
+) -> Result<()> {
+    let progress = ProveProgress::of_proofs(opts.proofs);
+    let opts = BenchOptions { log: !progress.is_drawn(), ..opts };
+    let run = || {
+        let loaded = load(&opts, &progress)?;
+        filsnark::output::remove_temp_files_on_interrupt();
+        let backend = args.devices.backend()?;
+        let report = bench::run(&loaded, &opts, backend.as_ref(), &progress)?;
+        Ok::<_, anyhow::Error>((report, backend))
+    };
+    let ran = run();
+    progress.finish();
+    let (report, backend) = ran?;
     if let Some(path) = &args.json {
         let json = serde_json::to_vec_pretty(&report).context("serializing the bench report")?;
         write_atomic(path, &json).with_context(|| format!("{}: cannot write the JSON report", path.display()))?;

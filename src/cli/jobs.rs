@@ -1,5 +1,5 @@
 //! `prove|verify window-post|winning-post|snap`: PoSt and SnapDeals proofs from a post.json or
-//! snap.json (docs/formats.md), and the table every `prove` prints.
+//! snap.json (docs/formats.md), with the terminal's progress, and the table every `prove` prints.
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -13,6 +13,7 @@ use filsnark::pipeline::budget::{parse_size, Bytes};
 use filsnark::prover::Backend;
 
 use super::porep::DeviceArgs;
+use super::progress::with_progress;
 use super::Invalid;
 
 #[derive(Args)]
@@ -70,7 +71,7 @@ pub fn prove(kind: ProofKind, args: JobProveArgs) -> Result<()> {
     };
     // Outputs and inputs are checked before a device is opened: bad input fails fast.
     check_outputs(&[Output::file("-o", &args.out)], &[("--in", args.input.as_path())])?;
-    let (report, what) = match post_type(kind) {
+    let (report, what, backend) = match post_type(kind) {
         Some(t) => {
             let input = PostInput::load(&args.input, t)?;
             let backend = args.devices.backend()?;
@@ -83,20 +84,20 @@ pub fn prove(kind: ProofKind, args: JobProveArgs) -> Result<()> {
                 p.sectors.len(),
                 p.partition.map(|k| format!(", partition {k}")).unwrap_or_default()
             );
-            (filsnark::post::prove_with(&input, &opts, backend.as_ref())?, (what, backend))
+            let report =
+                with_progress(|events| filsnark::post::prove_with_events(&input, &opts, backend.as_ref(), events))?;
+            (report, what, backend)
         }
         None => {
             let input = SnapInput::load(&args.input)?;
             let backend = args.devices.backend()?;
             filsnark::output::remove_temp_files_on_interrupt();
-            (
-                filsnark::snap::prove_with(&input, &opts, backend.as_ref())?,
-                (format!("{:?}", input.public.registered), backend),
-            )
+            let report =
+                with_progress(|events| filsnark::snap::prove_with_events(&input, &opts, backend.as_ref(), events))?;
+            (report, format!("{:?}", input.public.registered), backend)
         }
     };
     write_atomic(&args.out, &report.proof)?;
-    let (what, backend) = what;
     println!(
         "proof: {} ({} bytes, {} partition(s), {what}), verified",
         args.out.display(),

@@ -245,10 +245,8 @@ pub fn prove(cmd: ProveCmd) -> Result<()> {
         mem_budget: args.mem_budget,
         witness: args.witness.witness,
     };
-    let progress = super::progress::ProveProgress::new();
-    let report = porep::prove_with_events(&c1, &opts, backend.as_ref(), &progress);
-    progress.finish();
-    let report = report?;
+    let report =
+        super::progress::with_progress(|events| porep::prove_with_events(&c1, &opts, backend.as_ref(), events))?;
     filsnark::output::write_atomic(&out, &report.proof)?;
     if let Some(path) = &args.circuit_proofs {
         filsnark::output::write_atomic(path, &report.circuit_proofs)?;

@@ -6,7 +6,8 @@
 //! - [`proof_type`] — registered seal proofs, sector sizes, the identity of a sector (miner id,
 //!   sector number) and the prover id of a miner;
 //! - [`fields`] — the JSON field readers the post and snap inputs share;
-//! - [`field`] — the check that field elements read from a file are canonical.
+//! - [`field`] — the check that field elements read from a file are canonical;
+//! - [`vanilla`] — that check on every node of the vanilla proofs of a post.json or snap.json.
 pub mod agg;
 pub mod c1;
 pub mod field;
@@ -14,6 +15,7 @@ pub mod fields;
 pub mod post;
 pub mod proof_type;
 pub mod snap;
+pub mod vanilla;
 
 pub use agg::AggInput;
 pub use c1::C1Input;

@@ -97,6 +97,7 @@ pub fn replicas(proof: RegisteredPoStProof, sectors: &[Sector]) -> BTreeMap<Sect
 
 /// A 2KiB sector updated with new data: its commitments and filecoin-proofs' vanilla partition
 /// proofs.
+#[derive(Clone)]
 pub struct Updated {
     pub comm_r_old: [u8; 32],
     pub comm_r_new: [u8; 32],

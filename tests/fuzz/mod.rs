@@ -146,6 +146,26 @@ pub fn mutate_bytes(rng: &mut Rand, bytes: &mut Vec<u8>) {
     }
 }
 
+/// Little-endian u64s that break binary decoders at a length or index: zero, small counts,
+/// the edges of u32 and u64, and sizes no memory holds.
+const INTERESTING_LE_U64: [u64; 10] = [0, 1, 2, 8, 0xff, 0x1_0000, 0xffff_ffff, 1 << 32, 1 << 48, u64::MAX];
+
+/// Writes one to three interesting little-endian u64s (the length prefixes and indices of
+/// serde's binary formats) at random offsets, 8-byte aligned half the time.
+pub fn mutate_le_lengths(rng: &mut Rand, bytes: &mut [u8]) {
+    if bytes.len() < 8 {
+        return;
+    }
+    for _ in 0..rng.gen_range(1..=3) {
+        let mut i = rng.gen_range(0..=bytes.len() - 8);
+        if rng.gen_bool(0.5) {
+            i &= !7;
+        }
+        let v = INTERESTING_LE_U64[rng.gen_range(0..INTERESTING_LE_U64.len())];
+        bytes[i..i + 8].copy_from_slice(&v.to_le_bytes());
+    }
+}
+
 /// Applies one to three structural mutations to a JSON value, each at a node reached by a
 /// random descent: numbers set to edge values, strings cut or corrupted, array elements removed
 /// or repeated, 32-byte arrays made non-canonical field elements, keys removed or added, values

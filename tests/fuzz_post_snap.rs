@@ -1,0 +1,241 @@
+//! Fuzzing post.json (WindowPoSt and WinningPoSt) and snap.json (SnapDeals): the reader, then
+//! the whole check `prove` and `bench` run before any parameter is looked for (each vanilla
+//! proof decoded and checked against its sector, the challenges and the commitments). The
+//! engine is `fuzz/mod.rs`; the valid inputs come from `filsnark post synth` / `snap synth`'s
+//! generators at 2KiB (no sealing, milliseconds).
+//!
+//! Properties beyond "no panic": an error names the file it is about; an accepted input has
+//! the partitions its proof type says and public inputs for each; an accepted post.json is
+//! also accepted by filecoin-proofs' own partitioning and vanilla verifier. Besides the JSON
+//! mutators, a vanilla proof is decoded and its bincode bytes mutated (lengths included), so
+//! mutations reach the Merkle-proof checks. CI runs each target's default count (a few seconds
+//! in all); `FILSNARK_FUZZ_EXECS` and `FILSNARK_FUZZ_SECS` make a long run.
+mod fuzz;
+
+use std::path::Path;
+
+use anyhow::Result;
+use filecoin_hashers::{Domain, Hasher};
+use filecoin_proofs::{FallbackPoStSectorProof, SectorShape2KiB};
+use filecoin_proofs_api::{PoStType, RegisteredPoStProof};
+use filsnark::circuit::ProofStatement;
+use filsnark::input::fields::to_base64;
+use filsnark::input::post::window_partitions;
+use filsnark::input::snap::update_partitions;
+use filsnark::input::{prover_id, PorepKind, PostInput, SnapInput};
+use filsnark::synth::post::{synth_post, PostSynthOptions};
+use filsnark::synth::snap::synth_snap;
+use fuzz::{mutate_bytes, mutate_json, mutate_le_lengths, run, Rand};
+use rand::Rng;
+use serde_json::Value;
+use storage_proofs_core::merkle::MerkleTreeTrait;
+use storage_proofs_core::sector::SectorId;
+use storage_proofs_post::fallback;
+
+const WINDOW: RegisteredPoStProof = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
+const WINNING: RegisteredPoStProof = RegisteredPoStProof::StackedDrgWinning2KiBV1;
+
+/// Err unless `e` (with its causes) names `path`.
+fn names(path: &Path, e: &anyhow::Error) -> Result<(), String> {
+    let msg = format!("{e:#}");
+    if msg.contains(&path.display().to_string()) {
+        Ok(())
+    } else {
+        Err(format!("the error does not name the file {}: {msg}", path.display()))
+    }
+}
+
+/// A synthetic 2KiB post.json (seeded), as JSON.
+fn post_json(registered: RegisteredPoStProof, sectors: usize, first: u64, partition: Option<usize>) -> Value {
+    let opts = PostSynthOptions { registered, miner_id: 1000, sectors, first_sector: first, partition, seed: 7 };
+    serde_json::from_slice(&synth_post(&opts).expect("a synthetic post.json")).unwrap()
+}
+
+/// The WindowPoSt seeds: three sectors (two partitions, the second padded), and the second
+/// partition's sector alone with `Partition` 1.
+fn window_seeds() -> Vec<Value> {
+    vec![post_json(WINDOW, 3, 3, None), post_json(WINDOW, 1, 9, Some(1))]
+}
+
+fn winning_seeds() -> Vec<Value> {
+    vec![post_json(WINNING, 1, 7, None)]
+}
+
+fn snap_seeds() -> Vec<Value> {
+    vec![serde_json::from_slice(&synth_snap(PorepKind::S2KiB, 7).expect("a synthetic snap.json")).unwrap()]
+}
+
+/// One mutated input from a seed: JSON-structure mutations, a vanilla proof's bincode bytes
+/// mutated, another proof type of the same family swapped in, or raw byte mutations.
+fn mutant(rng: &mut Rand, seeds: &[Value], type_key: &str, types: &[&str]) -> Vec<u8> {
+    let mut v = seeds[rng.gen_range(0..seeds.len())].clone();
+    if rng.gen_bool(0.15) {
+        v[type_key] = types[rng.gen_range(0..types.len())].into();
+    }
+    match rng.gen_range(0..10) {
+        0..=4 => mutate_json(rng, &mut v),
+        5..=7 => mutate_vanilla(rng, &mut v),
+        _ => {
+            let mut bytes = serde_json::to_vec(&v).unwrap();
+            mutate_bytes(rng, &mut bytes);
+            return bytes;
+        }
+    }
+    serde_json::to_vec(&v).unwrap()
+}
+
+/// Decodes one `VanillaProofs` entry, mutates its bytes (bit flips, runs, little-endian
+/// lengths and indices) and encodes it back.
+fn mutate_vanilla(rng: &mut Rand, v: &mut Value) {
+    let Some(proofs) = v["VanillaProofs"].as_array_mut().filter(|a| !a.is_empty()) else { return };
+    let i = rng.gen_range(0..proofs.len());
+    let Some(mut bytes) = proofs[i].as_str().and_then(base64_decode) else { return };
+    if rng.gen_bool(0.5) {
+        mutate_le_lengths(rng, &mut bytes);
+    } else {
+        mutate_bytes(rng, &mut bytes);
+    }
+    proofs[i] = to_base64(&bytes).into();
+}
+
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.decode(s).ok()
+}
+
+const WINDOW_TYPES: [&str; 4] =
+    ["StackedDrgWindow2KiBV1_2", "StackedDrgWindow8MiBV1_2", "StackedDrgWindow2KiBV1", "StackedDrgWinning2KiBV1"];
+const WINNING_TYPES: [&str; 3] = ["StackedDrgWinning2KiBV1", "StackedDrgWinning8MiBV1", "StackedDrgWindow2KiBV1_2"];
+const SNAP_TYPES: [&str; 3] = ["StackedDrg2KiBV1", "StackedDrg8MiBV1", "StackedDrg32GiBV1"];
+
+/// The target of both PoSt kinds: read, check everything `prove` checks before the
+/// parameters, and judge what is accepted.
+fn post_target(bytes: &[u8], path: &Path, expect: PoStType) -> Result<bool, String> {
+    let input = match PostInput::parse(bytes, path, expect) {
+        Ok(i) => i,
+        Err(e) => return names(path, &e).map(|()| false),
+    };
+    let circuits = match filsnark::post::check(&input) {
+        Ok(c) => c,
+        Err(e) => return names(path, &e).map(|()| false),
+    };
+    let p = &input.public;
+    let want = match (p.typ(), p.partition) {
+        (PoStType::Window, None) => window_partitions(p.registered, p.sectors.len()),
+        _ => 1,
+    };
+    every_partition(circuits.as_ref(), want)?;
+    if input.size == PorepKind::S2KiB {
+        crates_accept(&input)
+            .map_err(|e| format!("filsnark accepts a post.json that filecoin-proofs rejects: {e:#}"))?;
+    }
+    Ok(true)
+}
+
+/// An accepted input has `want` partitions, each with its public inputs.
+fn every_partition(st: &dyn ProofStatement, want: usize) -> Result<(), String> {
+    if st.num_partitions() != want {
+        return Err(format!("an accepted input has {} partitions, not {want}", st.num_partitions()));
+    }
+    for k in 0..want {
+        st.public_inputs(k).map_err(|e| format!("an accepted input's public inputs of partition {k}: {e:#}"))?;
+    }
+    Ok(())
+}
+
+/// filecoin-proofs' `partition_vanilla_proofs` (what `*_post_with_vanilla` run first) on a
+/// 2KiB post.json: its partitioning and storage-proofs-post's vanilla verifier.
+fn crates_accept(input: &PostInput) -> Result<()> {
+    type Tree = SectorShape2KiB;
+    let p = &input.public;
+    let config = p.registered.as_v1_config();
+    let pp = match p.typ() {
+        PoStType::Window => filecoin_proofs::parameters::window_post_public_params::<Tree>(&config)?,
+        PoStType::Winning => filecoin_proofs::parameters::winning_post_public_params::<Tree>(&config)?,
+    };
+    let domain = |b: &[u8; 32]| <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain::try_from_bytes(b);
+    let proofs = input
+        .vanilla
+        .iter()
+        .map(|b| bincode::deserialize::<FallbackPoStSectorProof<Tree>>(b).map_err(anyhow::Error::from))
+        .collect::<Result<Vec<_>>>()?;
+    let sectors = p
+        .sectors
+        .iter()
+        .map(|s| Ok(fallback::PublicSector { id: SectorId::from(s.num), comm_r: domain(&s.comm_r)? }))
+        .collect::<Result<Vec<_>>>()?;
+    let pub_inputs = fallback::PublicInputs {
+        randomness: domain(&p.randomness)?,
+        prover_id: domain(&prover_id(p.miner_id))?,
+        sectors,
+        k: None,
+    };
+    let partitions = match p.typ() {
+        PoStType::Window => window_partitions(p.registered, p.sectors.len()),
+        PoStType::Winning => 1,
+    };
+    filecoin_proofs::partition_vanilla_proofs(&config, &pp, &pub_inputs, partitions, &proofs)?;
+    Ok(())
+}
+
+#[test]
+fn fuzz_window_post() {
+    let seeds = window_seeds();
+    let path = Path::new("fuzz/window-post.json");
+    run(
+        "window-post",
+        6000,
+        |rng, _| mutant(rng, &seeds, "PoStProof", &WINDOW_TYPES),
+        |bytes| post_target(bytes, path, PoStType::Window),
+    );
+}
+
+#[test]
+fn fuzz_winning_post() {
+    let seeds = winning_seeds();
+    let path = Path::new("fuzz/winning-post.json");
+    run(
+        "winning-post",
+        3000,
+        |rng, _| mutant(rng, &seeds, "PoStProof", &WINNING_TYPES),
+        |bytes| post_target(bytes, path, PoStType::Winning),
+    );
+}
+
+#[test]
+fn fuzz_snap() {
+    let seeds = snap_seeds();
+    let path = Path::new("fuzz/snap.json");
+    run(
+        "snap",
+        10_000,
+        |rng, _| mutant(rng, &seeds, "UpdateProof", &SNAP_TYPES),
+        |bytes| {
+            let input = match SnapInput::parse(bytes, path) {
+                Ok(i) => i,
+                Err(e) => return names(path, &e).map(|()| false),
+            };
+            match filsnark::snap::check(&input) {
+                Ok(c) => every_partition(c.as_ref(), update_partitions(input.size)).map(|()| true),
+                Err(e) => names(path, &e).map(|()| false),
+            }
+        },
+    );
+}
+
+/// The seeds are sound: each is accepted whole, by filsnark and by filecoin-proofs, so the
+/// fuzzing starts from inputs that reach every check.
+#[test]
+fn fuzz_seeds_are_accepted() {
+    let path = Path::new("seed.json");
+    for (seeds, t) in [(window_seeds(), PoStType::Window), (winning_seeds(), PoStType::Winning)] {
+        for s in seeds {
+            assert_eq!(post_target(&serde_json::to_vec(&s).unwrap(), path, t.clone()), Ok(true));
+        }
+    }
+    for s in snap_seeds() {
+        let input = SnapInput::parse(&serde_json::to_vec(&s).unwrap(), path).unwrap();
+        let c = filsnark::snap::check(&input).unwrap();
+        every_partition(c.as_ref(), 1).unwrap();
+    }
+}
