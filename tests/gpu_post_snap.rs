@@ -15,7 +15,7 @@ use filecoin_proofs_api::update::verify_empty_sector_update_proof;
 
 const MINER: u64 = 1000;
 
-/// Proves `input` on the CPU, the GPU (resident) and the GPU under a 1GiB cap (streamed) with
+/// Proves `input` on the CPU, the GPU (resident) and the GPU under a 2.5 GiB cap (partly streamed) with
 /// one seed; asserts the three are identical and returns the GPU proof.
 fn same_bytes_everywhere(kind: &str, params: &Path, input: &Path, dir: &Path) -> Vec<u8> {
     let prove = |device: &[&str], name: &str| {
@@ -29,7 +29,7 @@ fn same_bytes_everywhere(kind: &str, params: &Path, input: &Path, dir: &Path) ->
     };
     let cpu = prove(&["--device", "cpu"], "cpu");
     let gpu = prove(&["--device", "gpu"], "gpu");
-    let streamed = prove(&["--device", "0", "--gpu-mem-cap", "1GiB"], "streamed");
+    let streamed = prove(&["--device", "0", "--gpu-mem-cap", "2560MiB"], "streamed");
     assert_eq!(gpu, cpu, "{kind}: GPU and CPU proofs differ for the same seed");
     assert_eq!(streamed, cpu, "{kind}: streamed GPU and CPU proofs differ for the same seed");
     gpu

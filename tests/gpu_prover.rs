@@ -79,7 +79,7 @@ fn test_circuits_same_bytes_on_gpu_and_cpu() {
     let dir = tempfile::tempdir().unwrap();
     let resident = GpuProver::open(0, None).expect("a GPU");
     // A cap below the parameters forces every MSM to stream its points from host memory.
-    let streamed = GpuProver::open(0, Some(1 << 30)).expect("a GPU");
+    let streamed = GpuProver::open(0, Some(2 << 30)).expect("a GPU");
     for log_n in (env_log("FILSNARK_GPU_TEST_MIN_LOG", 16)..=env_log("FILSNARK_GPU_TEST_MAX_LOG", 20)).step_by(2) {
         let srs = chain_params(dir.path(), log_n);
         let pvk = PreparedVerifyingKey::new(&srs.vk);
@@ -127,8 +127,8 @@ fn porep_2kib_same_bytes_on_gpu_and_cpu_and_chain_accepts() {
     // The gadgets' assignment, evaluated on the host and uploaded.
     let (gadgets, _) = prove(&["--device", "gpu", "--witness", "gadgets"], "gadgets.proof");
     assert_eq!(gadgets, cpu, "GPU (gadget assignment) and CPU proofs differ for the same seed");
-    let (streamed, log) = prove(&["--device", "0", "--gpu-mem-cap", "1GiB"], "streamed.proof");
-    assert!(log.contains("streamed"), "expected streamed parameters under a 1GiB cap:\n{log}");
+    let (streamed, log) = prove(&["--device", "0", "--gpu-mem-cap", "2560MiB"], "streamed.proof");
+    assert!(log.contains("streamed"), "expected streamed parameters under a 2.5 GiB cap:\n{log}");
     assert_eq!(gpu, cpu, "GPU and CPU proofs differ for the same seed");
     assert_eq!(streamed, cpu, "streamed GPU and CPU proofs differ for the same seed");
     let accepted = seal::chain_accepts(&c1, miner, sector, &gpu).unwrap();

@@ -123,7 +123,7 @@ impl GpuProver {
         let working = residency::with_margin(residency::working_set(domain as u64));
         let plan = residency::plan(capacity, working, &p.sections).ok_or_else(|| {
             anyhow::anyhow!(
-                "{}: out of device memory: one partition needs about {:.1} GiB, {:.1} GiB are usable",
+                "{}: out of memory: one partition needs about {:.1} GiB of device memory, {:.1} GiB are usable",
                 self.label(),
                 gib(working),
                 gib(capacity)
