@@ -79,7 +79,7 @@ fn test_circuits_same_bytes_on_gpu_and_cpu() {
     let dir = tempfile::tempdir().unwrap();
     let resident = GpuProver::open(0, None).expect("a GPU");
     // A cap below the parameters forces every MSM to stream its points from host memory.
-    let streamed = GpuProver::open(0, Some(2 << 30)).expect("a GPU");
+    let streamed = GpuProver::open(0, Some(3 << 30)).expect("a GPU");
     for log_n in (env_log("FILSNARK_GPU_TEST_MIN_LOG", 16)..=env_log("FILSNARK_GPU_TEST_MAX_LOG", 20)).step_by(2) {
         let srs = chain_params(dir.path(), log_n);
         let pvk = PreparedVerifyingKey::new(&srs.vk);
