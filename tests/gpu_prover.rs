@@ -179,6 +179,8 @@ fn device_out_of_memory_falls_back_to_cpu_under_auto_only() {
     assert_eq!(fell_back.proof.to_bytes(), cpu.to_bytes(), "the fallback proof differs from the CPU proof");
 
     drop(held);
+    // The frees are stream-ordered: the memory is the device's again once the stream has passed them.
+    hog.stream.synchronize().unwrap();
     let gpu =
         strict.prove(0, &srs, Witness::Assignment(asg.clone()), r, s).expect("the GPU proves once memory is free");
     assert_eq!(gpu.proof.to_bytes(), cpu.to_bytes(), "GPU proof after the failure differs");
