@@ -15,22 +15,17 @@ mod fuzz;
 use std::path::Path;
 
 use anyhow::Result;
-use filecoin_hashers::{Domain, Hasher};
-use filecoin_proofs::{FallbackPoStSectorProof, SectorShape2KiB};
 use filecoin_proofs_api::{PoStType, RegisteredPoStProof};
 use filsnark::circuit::ProofStatement;
 use filsnark::input::fields::to_base64;
 use filsnark::input::post::window_partitions;
 use filsnark::input::snap::update_partitions;
-use filsnark::input::{prover_id, PorepKind, PostInput, SnapInput};
+use filsnark::input::{PorepKind, PostInput, SnapInput};
 use filsnark::synth::post::{synth_post, PostSynthOptions};
 use filsnark::synth::snap::synth_snap;
 use fuzz::{mutate_bytes, mutate_json, mutate_le_lengths, run, Rand};
 use rand::Rng;
 use serde_json::Value;
-use storage_proofs_core::merkle::MerkleTreeTrait;
-use storage_proofs_core::sector::SectorId;
-use storage_proofs_post::fallback;
 
 const WINDOW: RegisteredPoStProof = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
 const WINNING: RegisteredPoStProof = RegisteredPoStProof::StackedDrgWinning2KiBV1;
@@ -126,7 +121,7 @@ fn post_target(bytes: &[u8], path: &Path, expect: PoStType) -> Result<bool, Stri
     };
     every_partition(circuits.as_ref(), want)?;
     if input.size == PorepKind::S2KiB {
-        crates_accept(&input)
+        filsnark::synth::post::crates_accept(&input)
             .map_err(|e| format!("filsnark accepts a post.json that filecoin-proofs rejects: {e:#}"))?;
     }
     Ok(true)
@@ -140,41 +135,6 @@ fn every_partition(st: &dyn ProofStatement, want: usize) -> Result<(), String> {
     for k in 0..want {
         st.public_inputs(k).map_err(|e| format!("an accepted input's public inputs of partition {k}: {e:#}"))?;
     }
-    Ok(())
-}
-
-/// filecoin-proofs' `partition_vanilla_proofs` (what `*_post_with_vanilla` run first) on a
-/// 2KiB post.json: its partitioning and storage-proofs-post's vanilla verifier.
-fn crates_accept(input: &PostInput) -> Result<()> {
-    type Tree = SectorShape2KiB;
-    let p = &input.public;
-    let config = p.registered.as_v1_config();
-    let pp = match p.typ() {
-        PoStType::Window => filecoin_proofs::parameters::window_post_public_params::<Tree>(&config)?,
-        PoStType::Winning => filecoin_proofs::parameters::winning_post_public_params::<Tree>(&config)?,
-    };
-    let domain = |b: &[u8; 32]| <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain::try_from_bytes(b);
-    let proofs = input
-        .vanilla
-        .iter()
-        .map(|b| bincode::deserialize::<FallbackPoStSectorProof<Tree>>(b).map_err(anyhow::Error::from))
-        .collect::<Result<Vec<_>>>()?;
-    let sectors = p
-        .sectors
-        .iter()
-        .map(|s| Ok(fallback::PublicSector { id: SectorId::from(s.num), comm_r: domain(&s.comm_r)? }))
-        .collect::<Result<Vec<_>>>()?;
-    let pub_inputs = fallback::PublicInputs {
-        randomness: domain(&p.randomness)?,
-        prover_id: domain(&prover_id(p.miner_id))?,
-        sectors,
-        k: None,
-    };
-    let partitions = match p.typ() {
-        PoStType::Window => window_partitions(p.registered, p.sectors.len()),
-        PoStType::Winning => 1,
-    };
-    filecoin_proofs::partition_vanilla_proofs(&config, &pp, &pub_inputs, partitions, &proofs)?;
     Ok(())
 }
 

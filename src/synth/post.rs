@@ -64,8 +64,17 @@ pub fn synth_post(opts: &PostSynthOptions) -> Result<Vec<u8>> {
     let bytes = serde_json::to_vec(&json)?;
     let parsed = PostInput::parse(&bytes, Path::new("<synthesized post.json>"), opts.registered.typ())
         .context("filsnark's post.json reader rejects the synthesized file")?;
-    with_shape!(size, crate_check, &parsed).context("the crates' vanilla verifier rejects the synthesized proofs")?;
+    crates_accept(&parsed).context("the crates' vanilla verifier rejects the synthesized proofs")?;
     Ok(bytes)
+}
+
+/// Whether filecoin-proofs accepts a post.json's vanilla proofs ([`crate_check`] at its sector
+/// size): the judge of synthesized files and of the fuzz tests' accepted inputs.
+pub fn crates_accept(input: &PostInput) -> Result<()> {
+    let sector_size = u64::from(input.public.registered.sector_size());
+    let size = PorepKind::from_sector_size(sector_size)
+        .ok_or_else(|| anyhow::anyhow!("no PoSt shape for sectors of {sector_size} bytes"))?;
+    with_shape!(size, crate_check, input)
 }
 
 /// filecoin-proofs' `partition_vanilla_proofs` on a post.json: it lays the sectors' proofs out
