@@ -1,6 +1,7 @@
 """Constraint evaluation on the device (module "evaluate"): a circuit's A*z, B*z, C*z from its
-compiled constraints and a packed witness, and the witness's scalars for the MSMs. Only the
-packed witness crosses PCIe; the compiled shape stays resident.
+compiled constraints and a packed witness, and the gathers of the split queries' MSMs (their
+ones bitmaps, field elements and points). Only the packed witness crosses PCIe; the compiled
+shape stays resident.
 
 The packed witness (src/witness/packed.rs): z = (inputs, aux). Aux variable i is a field element
 when bit i of `fmask` is set: its value is fields[rank], rank = frank[i/32] + the set bits of
@@ -19,15 +20,12 @@ eval_rows: one thread per row of one block's matrix, grid.y = the challenges it 
 (1 for the head); out[out_first + j*out_stride + row] = sum over the row's terms of
 coefficient * z[column]: a bit of 1 adds the coefficient (no multiplication), a field element
 is multiplied by it (fr_mul), a negative class subtracts.
-expand_aux: out[i] = aux i as a field element (fields[rank], one, or zero), i < n.
-gather: out[k] = src[idx[k]], k < n (a query's scalars from z by the shape's index list)."""
+gather: out[k] = src[idx[k]], k < n (a split query's field elements from the witness's);
+gather_g1, gather_g2: the same for converted affine points (the dense part of a split MSM).
+gather_bits: bit k of out = bit idx[k] of src (a query's ones bitmap from the aux bits)."""
 from ir import Fn
-from ff import R as RMOD, limbs
-from iface import FREE, Kernel, div_ceil
+from iface import FREE, Kernel, div_ceil, eq
 from kernels import addr
-
-ONE = limbs(pow(2, 256, RMOD), 8)
-
 
 def _prologue(f, ptrs):
     return f.global_pointers(ptrs), f.global_index()
@@ -209,47 +207,13 @@ def eval_rows():
     return f
 
 
-def expand_aux():
-    k = Kernel("expand_aux", sig="ExpandAux", field="expand_aux",
-               doc="expand_aux: aux variable i < n of a packed witness as a field element (Montgomery words).")
+def gather(name="gather", words=8, what="8-word field elements"):
+    """out[k] = src[idx[k]] for elements of `words` u32: the scalars of a query (8), the
+    converted affine points of a G1 (24) or G2 (48) section for the dense part of a split MSM."""
+    k = Kernel(name, sig="Gather", field=name, doc=f"{name}: out[k] = src[idx[k]] for k < n ({what}).")
     n = k.u32s("n")
-    k.buffer("out", "u32", 8 * n, "writes", "One field element per aux variable i < n.", align=16)
-    k.buffer("bits", "u32", div_ceil(n, 32), "reads", "Aux value bits.")
-    k.buffer("fmask", "u32", div_ceil(n, 32), "reads", "Aux field-element mask.")
-    k.buffer("frank", "u32", div_ceil(n, 32), "reads", "Per fmask word: the set bits of the words below it.")
-    k.buffer("fields", "u32", 0, "reads", "The field elements' values, in aux order.", align=16, data=True)
-    k.trusts("frank was computed from fmask and fields holds one value per set fmask bit below n.")
-    f = k.fn(Fn)
-    regs, i = _prologue(f, ["out", "bits", "fmask", "frank", "fields"])
-    end = f.label("end")
-    nn, p = f.t(), f.t("p")
-    f.op("ld.param.u32", nn, "[n]")
-    f.op("setp.ge.u32", p, i, nn)
-    f.op("bra", end, p, False)
-    field, zero, write = f.label("field"), f.label("zero"), f.label("write")
-    val, fa = f.ts(8), f.t("a")
-    _aux_lookup(f, regs, i, fa, field, zero)
-    for d, w in zip(val, ONE):
-        f.op("mov.u32", d, w)
-    f.op("bra", write, None, False)
-    f.op("label", zero)
-    for d in val:
-        f.op("mov.u32", d, 0)
-    f.op("bra", write, None, False)
-    f.op("label", field)
-    for d, w in zip(val, load(f, fa, 8)):
-        f.op("mov.b32", d, w)
-    f.op("label", write)
-    store(f, addr(f, regs["out"], i, 32), val)
-    f.op("label", end)
-    return f
-
-
-def gather():
-    k = Kernel("gather", sig="Gather", field="gather",
-               doc="gather: out[k] = src[idx[k]] for k < n (8-word field elements).")
-    n = k.u32s("n")
-    k.buffer("out", "u32", 8 * n, "writes", "The gathered elements k < n.", align=16)
+    ew = k.const("ELEM_WORDS", words, "u32 words per gathered element.")
+    k.buffer("out", "u32", ew * n, "writes", "The gathered elements k < n.", align=16)
     k.buffer("src", "u32", 0, "reads", "The elements idx indexes.", align=16, data=True)
     k.buffer("idx", "u32", n, "reads", "Indices into src.")
     k.trusts("every idx[k], k < n, is below src's length in elements (checked on the host when the\n"
@@ -262,10 +226,51 @@ def gather():
     f.op("setp.ge.u32", p, i, nn)
     f.op("bra", end, p, False)
     s = _word(f, regs["idx"], i)
-    store(f, addr(f, regs["out"], i, 32), load(f, addr(f, regs["src"], s, 32), 8))
+    store(f, addr(f, regs["out"], i, 4 * words), load(f, addr(f, regs["src"], s, 4 * words), words))
     f.op("label", end)
     return f
 
 
+def gather_bits():
+    k = Kernel("gather_bits", sig="GatherBits", field="gather_bits",
+               doc="gather_bits: bit k of out = bit idx[k] of src for k < n, 0 past n (a query's ones\n"
+                   "bitmap from the aux bits by the shape's index list). Thread k; lane 0 of each warp\n"
+                   "writes the warp's word from a ballot (blocks of whole warps, every lane runs it).")
+    n = k.u32s("n")
+    k.buffer("out", "u32", div_ceil(n, 32), "writes", "The gathered bits k < n, 32 per word.")
+    k.buffer("src", "u32", 0, "reads", "The bitmap idx indexes.", data=True)
+    k.buffer("idx", "u32", n, "reads", "Bit indices into src.")
+    k.block_rule(eq(k.block_v & 31, 0), "blocks are whole warps (full-mask warp collectives)")
+    k.trusts("every idx[k], k < n, is below 32 times src's length in words (checked on the host when\n"
+             "the index list was built).")
+    f = k.fn(Fn)
+    regs, i = _prologue(f, ["out", "src", "idx"])
+    nn, valid, on = f.t(), f.t("p"), f.t("p")
+    f.op("ld.param.u32", nn, "[n]")
+    f.op("setp.lt.u32", valid, i, nn)
+    j, w, v, sh, ballot, lane = f.t(), f.t(), f.t(), f.t(), f.t(), f.t()
+    f.op("mov.u32", j, 0)
+    f.op("@" + valid, "ld.global.u32", j, f"[{addr(f, regs['idx'], i, 4)}+0]")
+    f.op("shr.u32", w, j, 5)
+    f.op("mov.u32", v, 0)
+    f.op("@" + valid, "ld.global.u32", v, f"[{addr(f, regs['src'], w, 4)}+0]")
+    f.op("and.b32", sh, j, 31)
+    f.op("shr.u32", v, v, sh)
+    f.op("and.b32", v, v, 1)
+    set_ = f.t("p")
+    f.op("setp.ne.u32", set_, v, 0)
+    f.op("and.pred", on, set_, valid)
+    f.op("vote.sync.ballot.b32", ballot, on, 0xFFFFFFFF)
+    f.op("mov.u32", lane, "%laneid")
+    first, write = f.t("p"), f.t("p")
+    f.op("setp.eq.u32", first, lane, 0)
+    f.op("and.pred", write, first, valid)
+    word = f.t()
+    f.op("shr.u32", word, i, 5)
+    f.op("@" + write, "st.global.u32", f"[{addr(f, regs['out'], word, 4)}+0]", ballot)
+    return f
+
+
 def kernels():
-    return [eval_rows(), expand_aux(), gather()]
+    return [eval_rows(), gather(), gather("gather_g1", 24, "converted affine G1 points"),
+            gather("gather_g2", 48, "converted affine G2 points"), gather_bits()]

@@ -1,4 +1,4 @@
-"""eval_rows, expand_aux and gather (evaluate.py) run in the block interpreter (msm_sim.KSim)
+"""eval_rows, gather, gather_g1/g2 and gather_bits (evaluate.py) run in the block interpreter (msm_sim.KSim)
 with the real Fr code, against Python big integers: a random compiled block (head and a
 template repeated for three challenges, shifted columns, every coefficient class: ±2^k with
 k up to 254, table entries, inputs and aux columns, rows with no term) evaluated at a random
@@ -131,16 +131,33 @@ def main():
                 assert out + 32 * (first + j * stride + r) in S.mem, f"eval_rows block {first} challenge {j} row {r} not written"
                 got = from_words(S.words(out + 32 * (first + j * stride + r), 8))
                 assert got == want[r], f"eval_rows block {first} challenge {j} row {r}: {got:#x} != {want[r]:#x}"
-    # expand_aux over every aux variable, then a gather of a scattered index list
-    z = S.alloc(8 * n_aux)
-    S.launch("expand_aux", (n_aux + 63) // 64, 64, out=z, bits=bw, fmask=fm, frank=fr, fields=fl, n=n_aux)
-    for i in range(n_aux):
-        assert from_words(S.words(z + 32 * i, 8)) == aux[i], f"expand_aux {i}"
+    # gather: field elements by a scattered index list
+    z = S.alloc(8 * n_aux, sum((mont(x) for x in aux), []))
     idx = [rng.randrange(n_aux) for _ in range(50)]
     g = S.alloc(8 * len(idx))
     S.launch("gather", 1, 64, out=g, src=z, idx=S.alloc(len(idx), idx), n=len(idx))
     for k, i in enumerate(idx):
         assert from_words(S.words(g + 32 * k, 8)) == aux[i], f"gather {k}"
+    # gather_g1/gather_g2: whole points (24/48 words) by a scattered index list
+    for name, words in (("gather_g1", 24), ("gather_g2", 48)):
+        pts = [[rng.randrange(1 << 32) for _ in range(words)] for _ in range(40)]
+        src = S.alloc(words * len(pts), sum(pts, []))
+        pidx = [rng.randrange(len(pts)) for _ in range(37)]
+        gp = S.alloc(words * len(pidx))
+        S.launch(name, 2, 32, out=gp, src=src, idx=S.alloc(len(pidx), pidx), n=len(pidx))
+        for k, i in enumerate(pidx):
+            assert S.words(gp + 4 * words * k, words) == pts[i], f"{name} {k}"
+    # gather_bits: the aux bits by an index list whose length is not a multiple of 32, over
+    # more warps than needed (the lanes past n write nothing, the last word's high bits are 0)
+    for m in (1, 31, 32, 77):
+        bidx = sorted(rng.sample(range(n_aux), m))
+        gb = S.alloc((m + 31) // 32, [0xFFFFFFFF] * ((m + 31) // 32))
+        S.launch("gather_bits", 4, 32, out=gb, src=bw, idx=S.alloc(m, bidx), n=m)
+        for k in range(m):
+            want = bits[bidx[k] // 32] >> (bidx[k] % 32) & 1
+            assert S.words(gb + 4 * (k // 32), 1)[0] >> (k % 32) & 1 == want, f"gather_bits {m} bit {k}"
+        if m % 32:
+            assert S.words(gb + 4 * (m // 32), 1)[0] >> (m % 32) == 0, f"gather_bits {m}: bits past n"
     print(f"evaluate ok: seed {seed}, {rows_total} rows, {n_aux} aux ({time.time() - t0:.0f} s)")
 
 

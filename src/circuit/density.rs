@@ -82,6 +82,15 @@ impl Density {
             .collect()
     }
 
+    /// Among the occurring variables, the place of variable `i` (None when it does not occur).
+    /// `ranks` is [`Density::ranks`].
+    #[inline]
+    pub fn rank(&self, ranks: &[usize], i: usize) -> Option<usize> {
+        let (w, b) = (i / 64, i % 64);
+        let word = *self.words.get(w)?;
+        (word >> b & 1 == 1).then(|| ranks[w] + (word & ((1u64 << b) - 1)).count_ones() as usize)
+    }
+
     /// The indices of the occurring variables from the `k`-th one on (k from 0), in order.
     /// `ranks` is [`Density::ranks`]; with k = 0 it may be empty.
     pub fn iter_set_from<'a>(&'a self, ranks: &'a [usize], k: usize) -> impl Iterator<Item = usize> + 'a {
@@ -144,6 +153,13 @@ mod tests {
                 for k in 0..=all.len() + 1 {
                     let tail: Vec<usize> = d.iter_set_from(&ranks, k).collect();
                     assert_eq!(tail, all[k.min(all.len())..], "len {len} fill {fill} from {k}");
+                }
+                for i in 0..len {
+                    assert_eq!(
+                        d.rank(&ranks, i),
+                        all.iter().position(|&a| a == i),
+                        "len {len} fill {fill} rank of {i}"
+                    );
                 }
             }
         }

@@ -1,16 +1,17 @@
 //! Witness-only proving on the device: a shape's compiled constraints stay resident
 //! ([`DeviceShape`]), each partition uploads only its packed witness (bits, a field mask and the
 //! few field elements: tens of MB at 32GiB instead of ~25 GB of scalars), and module "evaluate"
-//! computes A·z, B·z, C·z, the aux scalars of the L query and the A and B queries' scalars there.
+//! computes A·z, B·z, C·z there; the queries' MSMs over the witness are split in [`super::split`].
 //!
 //! Every index the kernels follow comes from data checked here before it is uploaded: the
 //! compiled blocks (row pointers, columns shifted for the last challenge, coefficient codes) and
 //! the queries' index lists; a packed witness is checked against the shape's counts.
 use blstrs::Scalar;
 
-use super::kernels::{EvalRowsArgs, EvaluateKernels, ExpandAuxArgs, GatherArgs, Grid};
+use super::kernels::{EvalRowsArgs, EvaluateKernels, Grid};
 use super::layout::scalar_words;
 use super::{DeviceBuffer, Gpu, GpuError, Result};
+use crate::circuit::Density;
 use crate::constraints::coeff::pow2_values;
 use crate::constraints::{Block, Compiled, Csr};
 use crate::witness::PackedWitness;
@@ -40,6 +41,10 @@ pub struct DeviceShape {
     b_aux: DeviceBuffer<u32>,
     /// Inputs of the B queries.
     b_inputs: Vec<usize>,
+    /// The A and B densities over the aux variables with their per-word ranks, on the host:
+    /// where a field element sits in a split query ([`super::split`]).
+    a_density: (Density, Vec<usize>),
+    b_density: (Density, Vec<usize>),
     counts: Counts,
 }
 
@@ -152,8 +157,28 @@ impl DeviceShape {
             a_aux: gpu.upload(&nonempty(aux_index(&d.a_aux)))?,
             b_aux: gpu.upload(&nonempty(aux_index(&d.b_aux)))?,
             b_inputs: d.b_input.iter_set().collect(),
+            a_density: (d.a_aux.clone(), d.a_aux.ranks()),
+            b_density: (d.b_aux.clone(), d.b_aux.ranks()),
             counts,
         })
+    }
+
+    /// The aux variables of the A query, as a device index list (its ones bitmap's order).
+    pub(super) fn a_aux(&self) -> &DeviceBuffer<u32> {
+        &self.a_aux
+    }
+    pub(super) fn b_aux(&self) -> &DeviceBuffer<u32> {
+        &self.b_aux
+    }
+    pub(super) fn b_inputs(&self) -> &[usize] {
+        &self.b_inputs
+    }
+    /// The A query's aux density and its ranks ([`Density::ranks`]).
+    pub(super) fn a_density(&self) -> (&Density, &[usize]) {
+        (&self.a_density.0, &self.a_density.1)
+    }
+    pub(super) fn b_density(&self) -> (&Density, &[usize]) {
+        (&self.b_density.0, &self.b_density.1)
     }
 
     /// Device bytes the shape holds.
@@ -170,6 +195,7 @@ impl DeviceShape {
 /// A packed witness on the device.
 pub struct DeviceWitness {
     inputs: Vec<Scalar>,
+    aux: usize,
     bits: DeviceBuffer<u32>,
     fmask: DeviceBuffer<u32>,
     frank: DeviceBuffer<u32>,
@@ -212,12 +238,30 @@ impl DeviceWitness {
             if w.aux.fields().is_empty() { gpu.upload(&[0u32; 8])? } else { gpu.upload(scalar_words(w.aux.fields()))? };
         Ok(DeviceWitness {
             inputs: w.inputs.clone(),
+            aux: n.aux,
             bits: gpu.upload(&u32_words(w.aux.bit_words()))?,
             fmask: gpu.upload(&mask)?,
             frank: gpu.upload(&frank)?,
             fields,
             inputs_dev: gpu.upload(scalar_words(&w.inputs))?,
         })
+    }
+}
+
+impl DeviceWitness {
+    pub(super) fn inputs(&self) -> &[Scalar] {
+        &self.inputs
+    }
+    pub(super) fn aux_len(&self) -> usize {
+        self.aux
+    }
+    /// Bit i: the value of aux i when it is a bit (0 for a field element).
+    pub(super) fn bits(&self) -> &DeviceBuffer<u32> {
+        &self.bits
+    }
+    /// The field elements' values in aux order, 8 Montgomery words each.
+    pub(super) fn fields(&self) -> &DeviceBuffer<u32> {
+        &self.fields
     }
 }
 
@@ -292,70 +336,4 @@ pub fn evaluate(
     }
     let [a, b, c] = out;
     Ok(Evaluated { a, b, c })
-}
-
-/// The aux variables as field elements (the L query's scalars).
-pub fn aux_scalars(
-    gpu: &Gpu,
-    k: &EvaluateKernels,
-    shape: &DeviceShape,
-    w: &DeviceWitness,
-) -> Result<DeviceBuffer<u32>> {
-    let n = shape.counts.aux;
-    let out = gpu.alloc::<u32>(n.max(1) * 8)?;
-    let args = ExpandAuxArgs {
-        out: out.view(),
-        bits: w.bits.view(),
-        fmask: w.fmask.view(),
-        frank: w.frank.view(),
-        fields: w.fields.view(),
-        n: n as u32,
-    };
-    // SAFETY: frank was computed from fmask and fields holds one value per set mask bit
-    // (DeviceWitness::upload checked the count).
-    unsafe { k.expand_aux().launch(&gpu.stream, grid_for(n).max(1), BLOCK, &args)? };
-    Ok(out)
-}
-
-/// A query's scalars: `inputs` from the host, then the aux scalars the index list selects.
-fn query(
-    gpu: &Gpu,
-    k: &EvaluateKernels,
-    inputs: &[Scalar],
-    aux: &DeviceBuffer<u32>,
-    idx: &DeviceBuffer<u32>,
-    n: usize,
-) -> Result<DeviceBuffer<u32>> {
-    let mut out = gpu.alloc::<u32>((inputs.len() + n).max(1) * 8)?;
-    gpu.upload_slice_into(&mut out, 0, scalar_words(inputs))?;
-    if n > 0 {
-        let args = GatherArgs { out: out.slice(inputs.len() * 8..)?, src: aux.view(), idx: idx.view(), n: n as u32 };
-        // SAFETY: the index list holds the set positions of a density over the shape's aux
-        // variables (DeviceShape::upload), each below the aux count that `aux` holds.
-        unsafe { k.gather().launch(&gpu.stream, grid_for(n), BLOCK, &args)? };
-    }
-    Ok(out)
-}
-
-/// The A query's scalars: every input, then the aux variables that occur in A.
-pub fn a_query(
-    gpu: &Gpu,
-    k: &EvaluateKernels,
-    s: &DeviceShape,
-    w: &DeviceWitness,
-    aux: &DeviceBuffer<u32>,
-) -> Result<DeviceBuffer<u32>> {
-    query(gpu, k, &w.inputs, aux, &s.a_aux, s.counts.a_aux)
-}
-
-/// The B queries' scalars: the inputs, then the aux variables, that occur in B.
-pub fn b_query(
-    gpu: &Gpu,
-    k: &EvaluateKernels,
-    s: &DeviceShape,
-    w: &DeviceWitness,
-    aux: &DeviceBuffer<u32>,
-) -> Result<DeviceBuffer<u32>> {
-    let inputs: Vec<Scalar> = s.b_inputs.iter().map(|&i| w.inputs[i]).collect();
-    query(gpu, k, &inputs, aux, &s.b_aux, s.counts.b_aux)
 }

@@ -35,6 +35,7 @@ pub mod prover;
 pub mod ptx;
 pub mod residency;
 pub mod selftest;
+pub mod split;
 pub mod srs;
 pub mod staging;
 

@@ -18,14 +18,17 @@ use blstrs::Scalar;
 use super::evaluate::{self as device_eval, DeviceShape, DeviceWitness};
 use super::kernels::{EvaluateKernels, SrsKernels};
 use super::layout::scalar_words;
+use super::layout::{G1, G2};
 use super::msm::{Msm, MsmPoints, MsmTuning};
 use super::ntt::Ntt;
 use super::residency::{self, Residency, Section};
+use super::split;
 use super::srs::ResidentSrs;
 use super::{DeviceBuffer, Gpu, GpuError};
 use crate::circuit::witness::QueryScalars;
 use crate::circuit::Assignment;
 use crate::constraints::Compiled;
+use crate::ec::{P1, P2};
 use crate::groth16::prove::{assemble, shape_of, QueryResults};
 use crate::groth16::Proof;
 use crate::prover::ProveTimings;
@@ -336,23 +339,41 @@ impl GpuProver {
         stage(1);
 
         drop(h_dev);
-        let clock = Instant::now();
-        let aux = match (src, &packed) {
-            (Source::Assignment(asg), _) => self.upload(&asg.aux)?,
-            (_, Some((ds, dw))) => device_eval::aux_scalars(gpu, &self.eval_kernels, ds, dw)?,
-            _ => unreachable!(),
+        let (l, a, b_g1, b_g2) = match (src, &packed) {
+            (Source::Assignment(asg), _) => {
+                self.queries_from_assignment(asg, &points, &streamed, &mut t, &mut stage, &label)?
+            }
+            (Source::Packed { witness, .. }, Some((ds, dw))) => {
+                self.split_queries(ds, dw, witness, &points, &streamed, &mut t, &mut stage, &label)?
+            }
+            _ => unreachable!("a packed source is evaluated above"),
         };
+        Ok((assemble(&srs.vk, &QueryResults::from_blst(&h, &l, &a, &b_g1, &b_g2), r, s), t))
+    }
+
+    /// L, A and B from an assignment evaluated on the host: its scalars uploaded, each query an
+    /// MSM over every point (the 0/1 split inside the MSM).
+    #[allow(clippy::too_many_arguments)]
+    fn queries_from_assignment<'s>(
+        &self,
+        asg: &Assignment,
+        points: &dyn Fn(SectionKind) -> MsmPoints<'s>,
+        streamed: &dyn Fn(SectionKind),
+        t: &mut ProveTimings,
+        stage: &mut dyn FnMut(usize),
+        label: &str,
+    ) -> Result<(P1, P1, P1, P2)> {
+        let gpu = &self.gpu;
+        let clock = Instant::now();
+        let aux = self.upload(&asg.aux)?;
         let l = self.msm.msm_g1(gpu, points(SectionKind::L), &aux, 0).with_context(|| format!("{label}: L MSM"))?;
+        drop(aux);
         t.l_msm = clock.elapsed();
         streamed(SectionKind::L);
         stage(2);
 
         let clock = Instant::now();
-        let a_dev = match (src, &packed) {
-            (Source::Assignment(asg), _) => self.upload_query(&asg.a_query())?,
-            (_, Some((ds, dw))) => device_eval::a_query(gpu, &self.eval_kernels, ds, dw, &aux)?,
-            _ => unreachable!(),
-        };
+        let a_dev = self.upload_query(&asg.a_query())?;
         let a = self.msm.msm_g1(gpu, points(SectionKind::A), &a_dev, 0).with_context(|| format!("{label}: A MSM"))?;
         drop(a_dev);
         t.a_msm = clock.elapsed();
@@ -360,12 +381,7 @@ impl GpuProver {
         stage(3);
 
         let clock = Instant::now();
-        let b_dev = match (src, &packed) {
-            (Source::Assignment(asg), _) => self.upload_query(&asg.b_query())?,
-            (_, Some((ds, dw))) => device_eval::b_query(gpu, &self.eval_kernels, ds, dw, &aux)?,
-            _ => unreachable!(),
-        };
-        drop(aux);
+        let b_dev = self.upload_query(&asg.b_query())?;
         let b_g1 =
             self.msm.msm_g1(gpu, points(SectionKind::BG1), &b_dev, 0).with_context(|| format!("{label}: B G1 MSM"))?;
         t.b_g1_msm = clock.elapsed();
@@ -377,8 +393,53 @@ impl GpuProver {
         t.b_g2_msm = clock.elapsed();
         streamed(SectionKind::BG2);
         stage(5);
+        Ok((l, a, b_g1, b_g2))
+    }
 
-        Ok((assemble(&srs.vk, &QueryResults::from_blst(&h, &l, &a, &b_g1, &b_g2), r, s), t))
+    /// L, A and B of a packed witness evaluated on the device, each query split into the batch
+    /// addition of its one bits and an MSM over its inputs and field elements ([`split`]).
+    #[allow(clippy::too_many_arguments)]
+    fn split_queries<'s>(
+        &self,
+        ds: &DeviceShape,
+        dw: &DeviceWitness,
+        witness: &PackedWitness,
+        points: &dyn Fn(SectionKind) -> MsmPoints<'s>,
+        streamed: &dyn Fn(SectionKind),
+        t: &mut ProveTimings,
+        stage: &mut dyn FnMut(usize),
+        label: &str,
+    ) -> Result<(P1, P1, P1, P2)> {
+        let (gpu, msm, k) = (&self.gpu, &self.msm, &self.eval_kernels);
+        let fields = split::field_positions(witness);
+        let clock = Instant::now();
+        let q = split::l_query(gpu, k, dw, &fields).with_context(|| format!("{label}: L query"))?;
+        let l = q.sum::<G1>(gpu, msm, k, points(SectionKind::L)).with_context(|| format!("{label}: L MSM"))?;
+        drop(q);
+        t.l_msm = clock.elapsed();
+        streamed(SectionKind::L);
+        stage(2);
+
+        let clock = Instant::now();
+        let q = split::a_query(gpu, k, ds, dw, &fields).with_context(|| format!("{label}: A query"))?;
+        let a = q.sum::<G1>(gpu, msm, k, points(SectionKind::A)).with_context(|| format!("{label}: A MSM"))?;
+        drop(q);
+        t.a_msm = clock.elapsed();
+        streamed(SectionKind::A);
+        stage(3);
+
+        let clock = Instant::now();
+        let q = split::b_query(gpu, k, ds, dw, &fields).with_context(|| format!("{label}: B query"))?;
+        let b_g1 = q.sum::<G1>(gpu, msm, k, points(SectionKind::BG1)).with_context(|| format!("{label}: B G1 MSM"))?;
+        t.b_g1_msm = clock.elapsed();
+        streamed(SectionKind::BG1);
+        stage(4);
+        let clock = Instant::now();
+        let b_g2 = q.sum::<G2>(gpu, msm, k, points(SectionKind::BG2)).with_context(|| format!("{label}: B G2 MSM"))?;
+        t.b_g2_msm = clock.elapsed();
+        streamed(SectionKind::BG2);
+        stage(5);
+        Ok((l, a, b_g1, b_g2))
     }
 
     /// Copies scalars to the device (8 words each, Montgomery form, as blstrs holds them).

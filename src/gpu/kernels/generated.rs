@@ -1885,93 +1885,10 @@ impl EvalRows {
     }
 }
 
-/// The arguments of expand_aux, in the order of the `.entry`'s parameters.
-pub struct ExpandAuxArgs<'a> {
-    /// One field element per aux variable i < n.
-    /// (writes 8 * n elements)
-    pub out: DeviceSlice<'a, u32>,
-    /// Aux value bits.
-    /// (reads div_ceil(n, 32) elements)
-    pub bits: DeviceSlice<'a, u32>,
-    /// Aux field-element mask.
-    /// (reads div_ceil(n, 32) elements)
-    pub fmask: DeviceSlice<'a, u32>,
-    /// Per fmask word: the set bits of the words below it.
-    /// (reads div_ceil(n, 32) elements)
-    pub frank: DeviceSlice<'a, u32>,
-    /// The field elements' values, in aux order.
-    /// (reads elements its device data index; the launcher checks 0)
-    pub fields: DeviceSlice<'a, u32>,
-    pub n: u32,
-}
-
-/// Launcher of expand_aux.
-/// ```text
-/// expand_aux: aux variable i < n of a packed witness as a field element (Montgomery words).
-/// ```
-pub struct ExpandAux {
-    kernel: Kernel,
-}
-
-impl ExpandAux {
-    /// The `.entry` parameters, in order (the PTX check compares them with the module).
-    pub const PARAMS: &'static [Param] = &[
-        Param { name: "out", width: Width::U64 },
-        Param { name: "bits", width: Width::U64 },
-        Param { name: "fmask", width: Width::U64 },
-        Param { name: "frank", width: Width::U64 },
-        Param { name: "fields", width: Width::U64 },
-        Param { name: "n", width: Width::U32 },
-    ];
-
-    /// The kernel, for attribute queries (registers, occupancy).
-    pub fn kernel(&self) -> &Kernel {
-        &self.kernel
-    }
-
-    /// Checks the arguments against ExpandAux's contract, then launches on `stream` (`grid`: blocks
-    /// along x; `block_dim`: threads per block).
-    ///
-    /// # Safety
-    /// frank was computed from fmask and fields holds one value per set fmask bit below n.
-    pub unsafe fn launch(&self, stream: &Arc<Stream>, grid: u32, block_dim: u32, a: &ExpandAuxArgs<'_>) -> Result<()> {
-        let name = self.kernel.name();
-        let n = u128::from(a.n);
-        let grid_x = u128::from(grid);
-        let grid_y = 1;
-        let block = u128::from(block_dim);
-        let shared = 0;
-        rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
-        need(name, "out", &a.out, mul(8, n), 16)?;
-        need(name, "bits", &a.bits, div_ceil(n, 32), 4)?;
-        need(name, "fmask", &a.fmask, div_ceil(n, 32), 4)?;
-        need(name, "frank", &a.frank, div_ceil(n, 32), 4)?;
-        need(name, "fields", &a.fields, 0, 16)?;
-        let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
-        let args = [
-            a.out.arg(stream),
-            a.bits.arg(stream),
-            a.fmask.arg(stream),
-            a.frank.arg(stream),
-            a.fields.arg(stream),
-            Arg::U32(a.n),
-        ];
-        check_widths(name, &args, Self::PARAMS)?;
-        // SAFETY: the kernel touches out[..8 * n], bits[..div_ceil(n, 32)], fmask[..div_ceil(n,
-        // 32)], frank[..div_ceil(n, 32)], and fields where its device data points, no more (its
-        // contract); every length, the alignment and the launch rules were checked above. Each
-        // slice borrows a live device buffer that is freed in stream order after the streams that
-        // used it (`arg` records this one), and `args` holds one u64 per buffer and one u32 per
-        // scalar in the order of the .entry's parameters (check_widths). The indices it reads from
-        // device memory are in range: this function's precondition.
-        unsafe { self.kernel.launch(stream, geometry, &args) }
-    }
-}
-
-/// The arguments of gather, in the order of the `.entry`'s parameters.
+/// The arguments of gather, gather_g1, gather_g2, in the order of the `.entry`'s parameters.
 pub struct GatherArgs<'a> {
     /// The gathered elements k < n.
-    /// (writes 8 * n elements)
+    /// (writes elem_words * n elements)
     pub out: DeviceSlice<'a, u32>,
     /// The elements idx indexes.
     /// (reads elements its device data index; the launcher checks 0)
@@ -1982,12 +1899,12 @@ pub struct GatherArgs<'a> {
     pub n: u32,
 }
 
-/// Launcher of gather.
-/// ```text
-/// gather: out[k] = src[idx[k]] for k < n (8-word field elements).
-/// ```
+/// Launcher of gather, gather_g1, gather_g2: one contract, per-kernel constants (each kernel's own
+/// description is on its module struct's accessor).
 pub struct Gather {
     kernel: Kernel,
+    /// u32 words per gathered element.
+    elem_words: u32,
 }
 
 impl Gather {
@@ -1998,6 +1915,11 @@ impl Gather {
         Param { name: "idx", width: Width::U64 },
         Param { name: "n", width: Width::U32 },
     ];
+
+    /// u32 words per gathered element.
+    pub fn elem_words(&self) -> u32 {
+        self.elem_words
+    }
 
     /// The kernel, for attribute queries (registers, occupancy).
     pub fn kernel(&self) -> &Kernel {
@@ -2013,12 +1935,13 @@ impl Gather {
     pub unsafe fn launch(&self, stream: &Arc<Stream>, grid: u32, block_dim: u32, a: &GatherArgs<'_>) -> Result<()> {
         let name = self.kernel.name();
         let n = u128::from(a.n);
+        let elem_words = u128::from(self.elem_words);
         let grid_x = u128::from(grid);
         let grid_y = 1;
         let block = u128::from(block_dim);
         let shared = 0;
         rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
-        need(name, "out", &a.out, mul(8, n), 16)?;
+        need(name, "out", &a.out, mul(elem_words, n), 16)?;
         need(name, "src", &a.src, 0, 16)?;
         need(name, "idx", &a.idx, n, 4)?;
         let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
@@ -2029,12 +1952,89 @@ impl Gather {
             Arg::U32(a.n),
         ];
         check_widths(name, &args, Self::PARAMS)?;
-        // SAFETY: the kernel touches out[..8 * n], idx[..n], and src where its device data points,
-        // no more (its contract); every length, the alignment and the launch rules were checked
-        // above. Each slice borrows a live device buffer that is freed in stream order after the
-        // streams that used it (`arg` records this one), and `args` holds one u64 per buffer and
-        // one u32 per scalar in the order of the .entry's parameters (check_widths). The indices it
-        // reads from device memory are in range: this function's precondition.
+        // SAFETY: the kernel touches out[..elem_words * n], idx[..n], and src where its device data
+        // points, no more (its contract); every length, the alignment and the launch rules were
+        // checked above. Each slice borrows a live device buffer that is freed in stream order
+        // after the streams that used it (`arg` records this one), and `args` holds one u64 per
+        // buffer and one u32 per scalar in the order of the .entry's parameters (check_widths). The
+        // indices it reads from device memory are in range: this function's precondition.
+        unsafe { self.kernel.launch(stream, geometry, &args) }
+    }
+}
+
+/// The arguments of gather_bits, in the order of the `.entry`'s parameters.
+pub struct GatherBitsArgs<'a> {
+    /// The gathered bits k < n, 32 per word.
+    /// (writes div_ceil(n, 32) elements)
+    pub out: DeviceSlice<'a, u32>,
+    /// The bitmap idx indexes.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub src: DeviceSlice<'a, u32>,
+    /// Bit indices into src.
+    /// (reads n elements)
+    pub idx: DeviceSlice<'a, u32>,
+    pub n: u32,
+}
+
+/// Launcher of gather_bits.
+/// ```text
+/// gather_bits: bit k of out = bit idx[k] of src for k < n, 0 past n (a query's ones
+/// bitmap from the aux bits by the shape's index list). Thread k; lane 0 of each warp
+/// writes the warp's word from a ballot (blocks of whole warps, every lane runs it).
+/// ```
+pub struct GatherBits {
+    kernel: Kernel,
+}
+
+impl GatherBits {
+    /// The `.entry` parameters, in order (the PTX check compares them with the module).
+    pub const PARAMS: &'static [Param] = &[
+        Param { name: "out", width: Width::U64 },
+        Param { name: "src", width: Width::U64 },
+        Param { name: "idx", width: Width::U64 },
+        Param { name: "n", width: Width::U32 },
+    ];
+
+    /// The kernel, for attribute queries (registers, occupancy).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// Checks the arguments against GatherBits's contract, then launches on `stream` (`grid`:
+    /// blocks along x; `block_dim`: threads per block).
+    ///
+    /// Launch rules:
+    /// - blocks are whole warps (full-mask warp collectives): `(block & 31) == 0`
+    ///
+    /// # Safety
+    /// every idx[k], k < n, is below 32 times src's length in words (checked on the host when
+    /// the index list was built).
+    pub unsafe fn launch(&self, stream: &Arc<Stream>, grid: u32, block_dim: u32, a: &GatherBitsArgs<'_>) -> Result<()> {
+        let name = self.kernel.name();
+        let n = u128::from(a.n);
+        let grid_x = u128::from(grid);
+        let grid_y = 1;
+        let block = u128::from(block_dim);
+        let shared = 0;
+        rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
+        rule(name, and(block, 31) == 0, "blocks are whole warps (full-mask warp collectives)")?;
+        need(name, "out", &a.out, div_ceil(n, 32), 4)?;
+        need(name, "src", &a.src, 0, 4)?;
+        need(name, "idx", &a.idx, n, 4)?;
+        let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
+        let args = [
+            a.out.arg(stream),
+            a.src.arg(stream),
+            a.idx.arg(stream),
+            Arg::U32(a.n),
+        ];
+        check_widths(name, &args, Self::PARAMS)?;
+        // SAFETY: the kernel touches out[..div_ceil(n, 32)], idx[..n], and src where its device
+        // data points, no more (its contract); every length, the alignment and the launch rules
+        // were checked above. Each slice borrows a live device buffer that is freed in stream order
+        // after the streams that used it (`arg` records this one), and `args` holds one u64 per
+        // buffer and one u32 per scalar in the order of the .entry's parameters (check_widths). The
+        // indices it reads from device memory are in range: this function's precondition.
         unsafe { self.kernel.launch(stream, geometry, &args) }
     }
 }
@@ -2988,8 +2988,10 @@ impl GeneratorMulKernels {
 /// The kernels of PTX module `evaluate`, loaded (JIT-compiled) together.
 pub struct EvaluateKernels {
     rows: EvalRows,
-    expand_aux: ExpandAux,
     gather: Gather,
+    gather_g1: Gather,
+    gather_g2: Gather,
+    gather_bits: GatherBits,
     module: Module,
 }
 
@@ -2999,8 +3001,10 @@ impl EvaluateKernels {
         let module = gpu.load("evaluate")?;
         Ok(EvaluateKernels {
             rows: EvalRows { kernel: Kernel::get(&module, "eval_rows")?, },
-            expand_aux: ExpandAux { kernel: Kernel::get(&module, "expand_aux")?, },
-            gather: Gather { kernel: Kernel::get(&module, "gather")?, },
+            gather: Gather { kernel: Kernel::get(&module, "gather")?, elem_words: 8, },
+            gather_g1: Gather { kernel: Kernel::get(&module, "gather_g1")?, elem_words: 24, },
+            gather_g2: Gather { kernel: Kernel::get(&module, "gather_g2")?, elem_words: 48, },
+            gather_bits: GatherBits { kernel: Kernel::get(&module, "gather_bits")?, },
             module,
         })
     }
@@ -3009,12 +3013,39 @@ impl EvaluateKernels {
         &self.rows
     }
 
-    pub fn expand_aux(&self) -> &ExpandAux {
-        &self.expand_aux
-    }
-
+    /// ```text
+    /// gather: out[k] = src[idx[k]] for k < n (8-word field elements).
+    /// ```
     pub fn gather(&self) -> &Gather {
         &self.gather
+    }
+
+    /// ```text
+    /// gather_g1: out[k] = src[idx[k]] for k < n (converted affine G1 points).
+    /// ```
+    pub fn gather_g1(&self) -> &Gather {
+        &self.gather_g1
+    }
+
+    /// ```text
+    /// gather_g2: out[k] = src[idx[k]] for k < n (converted affine G2 points).
+    /// ```
+    pub fn gather_g2(&self) -> &Gather {
+        &self.gather_g2
+    }
+
+    pub fn gather_bits(&self) -> &GatherBits {
+        &self.gather_bits
+    }
+
+    /// Every Gather kernel of the module.
+    pub fn gather_kernels(&self) -> [&Gather; 3] {
+        [&self.gather, &self.gather_g1, &self.gather_g2]
+    }
+
+    /// The Gather kernel named `kernel` (its PTX name), if the module has it.
+    pub fn gather_named(&self, kernel: &str) -> Option<&Gather> {
+        self.gather_kernels().into_iter().find(|k| k.kernel().name() == kernel)
     }
 
     /// The loaded module (JIT log, load time).
@@ -3114,6 +3145,8 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo { module: "generator_mul", name: "fb_g1", params: GeneratorMul::PARAMS },
     KernelInfo { module: "generator_mul", name: "fb_g2", params: GeneratorMul::PARAMS },
     KernelInfo { module: "evaluate", name: "eval_rows", params: EvalRows::PARAMS },
-    KernelInfo { module: "evaluate", name: "expand_aux", params: ExpandAux::PARAMS },
     KernelInfo { module: "evaluate", name: "gather", params: Gather::PARAMS },
+    KernelInfo { module: "evaluate", name: "gather_g1", params: Gather::PARAMS },
+    KernelInfo { module: "evaluate", name: "gather_g2", params: Gather::PARAMS },
+    KernelInfo { module: "evaluate", name: "gather_bits", params: GatherBits::PARAMS },
 ];

@@ -133,6 +133,32 @@ impl Msm {
         self.run::<G1>(gpu, points, Weights::Bitmap(bitmap), n, chunk)
     }
 
+    /// Σ s_i·P_i over the first `n` scalars of the buffer, in either group.
+    pub(crate) fn msm_first<G: Group>(
+        &self,
+        gpu: &Gpu,
+        points: MsmPoints,
+        scalars: &DeviceBuffer<u32>,
+        n: usize,
+    ) -> Result<G::Jac> {
+        let have = scalar_count(scalars)?;
+        if n > have {
+            return Err(GpuError::Invalid(format!("{n} scalars asked of a buffer of {have}")));
+        }
+        self.run::<G>(gpu, points, Weights::Scalars(scalars), n, 0)
+    }
+
+    /// Σ P_i over the i < n whose bit is set, in either group.
+    pub(crate) fn batch_add<G: Group>(
+        &self,
+        gpu: &Gpu,
+        points: MsmPoints,
+        bitmap: &DeviceBuffer<u32>,
+        n: usize,
+    ) -> Result<G::Jac> {
+        self.run::<G>(gpu, points, Weights::Bitmap(bitmap), n, 0)
+    }
+
     fn kernels<G: Group>(&self) -> &MsmKernels {
         if G::W == 12 {
             &self.g1

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A against B on one GPU machine: the 32GiB bench of two builds of filsnark, alternating, on the
+# same card, synthetic c1.json and parameters, with each MSM's phase times (FILSNARK_MSM_PHASES)
+# and every proof judged by verify_seal. First the GPU prover tests of the pack's build (B).
+#   bash scripts/gpu-ab.sh OUTDIR SECONDS [J] [CAP]     (after scripts/gpu-pack.sh here)
+# A is gpu-pack/filsnark-base.gz (copy an earlier pack's filsnark.gz there), B gpu-pack/filsnark.gz.
+# CAP (GiB, optional) runs both under --gpu-mem-cap. SKIP_TESTS=1 leaves out the tests.
+set -uo pipefail
+O=${1:?usage}; SECS=${2:-560}; J=${3:-3}; CAP=${4:-}
+T=$(( $(date +%s) + SECS ))
+cd "$(dirname "$0")/.."
+export P=/tmp/filsnark-gpu-pack
+mkdir -p $P "$O"
+for f in gpu-pack/*.gz; do b=$(basename "$f" .gz); gunzip -c "$f" > $P/$b; chmod +x $P/$b; done
+cp gpu-pack/COMMIT $P/
+{ cat $P/COMMIT; nvidia-smi; $P/filsnark info; } > "$O/info.log" 2>&1
+export FILSNARK_BIN=$P/filsnark FILSNARK_EXPECT_GPU=1 FILSNARK_SELFTEST_N=65536 FILSNARK_GPU_TEST_MAX_LOG=18
+if [ -z "${SKIP_TESTS:-}" ]; then
+  timeout 200 $P/gpu_prover --include-ignored --test-threads=1 > "$O/gpu_prover.log" 2>&1
+  echo "gpu_prover rc=$? $(grep -h 'test result' "$O/gpu_prover.log")" | tee -a "$O/summary.log"
+fi
+env DEADLINE=$T SKIP_PROVE=1 SETUP_ONLY=1 bash scripts/bench-synthetic.sh 32GiB "$O/setup" "$J"
+W=/tmp/filsnark-synthetic-32GiB
+arg=(); [ -n "$CAP" ] && arg=(--gpu-mem-cap "${CAP}GiB")
+for b in filsnark-base filsnark; do
+  left=$(( T - $(date +%s) - 20 ))
+  if [ $left -lt 60 ]; then echo "$b: skipped (deadline)" | tee -a "$O/summary.log"; continue; fi
+  rm -rf "$W/p-$b"
+  FILSNARK_MSM_PHASES=1 /usr/bin/time -v timeout -s INT -k 10 $left $P/$b bench porep --c1 $W/c1.json \
+    --params-dir $W/params --device gpu -j "$J" --seed 9 "${arg[@]}" --out-dir "$W/p-$b" --json "$O/$b.json" > "$O/$b.log" 2>&1
+  echo "$b rc=$? $(grep -E 's/proof' "$O/$b.log" | tail -1)  peak RSS $(awk '/Maximum resident/ {print $6}' "$O/$b.log") kB" | tee -a "$O/summary.log"
+  ok=0; bad=0
+  for f in "$W/p-$b"/proof-*.bin; do
+    [ -f "$f" ] || continue
+    if env FIL_PROOFS_PARAMETER_CACHE=$W/params $P/verify_seal $W/c1.json "$f" 1000 >> "$O/verify-$b.log" 2>&1
+    then ok=$((ok+1)); else bad=$((bad+1)); fi
+  done
+  echo "$b verify_seal ok=$ok bad=$bad" | tee -a "$O/summary.log"
+done
