@@ -57,6 +57,8 @@ pub struct Msm {
     tuning: MsmTuning,
     /// Device buffers of the last MSM, reused by the next one.
     cache: pipeline::Cache,
+    /// Pinned staging of the last streamed MSM, reused by the next one.
+    pinned: source::PinnedCache,
 }
 
 impl Msm {
@@ -73,6 +75,7 @@ impl Msm {
             sms: gpu.ctx.device.sm_count()?.max(1) as u32,
             tuning,
             cache: pipeline::Cache::default(),
+            pinned: source::PinnedCache::default(),
         })
     }
 
@@ -180,7 +183,7 @@ impl Msm {
             return Err(GpuError::Invalid(format!("{n} points: at most 2^31 - 1 per MSM")));
         }
         let kernels = pipeline::Kernels { msm: self.kernels::<G>(), srs: &self.srs };
-        pipeline::msm::<G>(gpu, kernels, self.sms, self.tuning, &self.cache, points, w, n, chunk)
+        pipeline::msm::<G>(gpu, kernels, self.sms, self.tuning, &self.cache, &self.pinned, points, w, n, chunk)
     }
 }
 

@@ -1,7 +1,7 @@
 //! One MSM on the device: the chunk loop and the kernel launches (kernels and their launchers:
 //! scripts/ptxgen/msm.py, msm_sort.py; `gpu::kernels::MsmKernels`).
 use super::plan::{self, MsmPlan, RUN_T, SLIM_BLOCK};
-use super::source::Source;
+use super::source::{PinnedCache, Source};
 use super::tuning::MsmTuning;
 use super::{MsmPoints, Weights};
 use crate::gpu::kernels::msm::{EC_BLOCK, SCAN_TILE};
@@ -40,6 +40,7 @@ pub(super) fn msm<G: Group>(
     sms: u32,
     tuning: MsmTuning,
     cache: &Cache,
+    pinned: &PinnedCache,
     points: MsmPoints,
     w: Weights,
     n: usize,
@@ -60,7 +61,7 @@ pub(super) fn msm<G: Group>(
         let room = gpu.ctx.ledger.headroom().map_or(free, |h| (h as usize).min(free));
         plan = plan.fit((room + cache.bytes()) / 10 * 8, 4 * G::W, sms);
     }
-    let mut src = Source::<G>::new(gpu, kernels.srs, points, n, plan.chunk)?;
+    let mut src = Source::<G>::new(gpu, kernels.srs, pinned, points, n, plan.chunk)?;
     let mut run = match Run::<G>::new(gpu, kernels.msm, plan, sms, cache.take(gpu)) {
         // Cached buffers of other sizes were held while the new ones were allocated; they are
         // freed now (Run::new dropped them), so the workspace is allocated afresh.
@@ -102,6 +103,9 @@ pub(super) fn msm<G: Group>(
     phases.mark("reduce")?;
     phases.report(G::NAME, &plan)?;
     cache.put(run.into_buffers());
+    if let Some(p) = src.into_pinned() {
+        pinned.put(p);
+    }
     Ok(r)
 }
 

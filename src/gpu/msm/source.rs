@@ -7,6 +7,38 @@ use crate::gpu::layout::Group;
 use crate::gpu::srs::{converter, status_reason};
 use crate::gpu::{DeviceBuffer, DeviceSlice, Gpu, GpuError, PinnedBuffer, Result};
 use rayon::prelude::*;
+use std::sync::Mutex;
+
+/// The pinned host memory of one streamed MSM: two staging buffers for the raw points and the
+/// conversion's status words.
+pub(super) struct Pinned {
+    stage: [PinnedBuffer<u8>; 2],
+    status: PinnedBuffer<u32>,
+}
+
+/// Pinned staging kept from one streamed MSM to the next (2 x 256 MiB once a section streams),
+/// held by [`super::Msm`]: page-locking and zeroing it anew took ~300 ms per MSM, five to seven
+/// times a partition when every section streams (H100, 32GiB under a 24 GiB cap).
+#[derive(Default)]
+pub(super) struct PinnedCache(Mutex<Option<Pinned>>);
+
+impl PinnedCache {
+    /// The kept buffers when they hold `stage` bytes and `status` words, else new ones.
+    fn take(&self, gpu: &Gpu, stage: usize, status: usize) -> Result<Pinned> {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match kept {
+            Some(p) if p.stage[0].len() >= stage && p.status.len() >= status => Ok(p),
+            _ => Ok(Pinned {
+                stage: [PinnedBuffer::new(&gpu.ctx, stage)?, PinnedBuffer::new(&gpu.ctx, stage)?],
+                status: PinnedBuffer::new(&gpu.ctx, status)?,
+            }),
+        }
+    }
+
+    pub fn put(&self, p: Pinned) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+    }
+}
 
 pub(super) enum Source<'a, G: Group> {
     Device { buf: &'a DeviceBuffer<u32>, first: usize },
@@ -19,16 +51,22 @@ pub(super) struct StreamedPoints<'a, G: Group> {
     gpu: &'a Gpu,
     srs: &'a SrsKernels,
     bytes: &'a [u8],
-    pinned: [PinnedBuffer<u8>; 2],
+    pinned: Pinned,
     raw: DeviceBuffer<u8>,
     pts: DeviceBuffer<u32>,
     status: DeviceBuffer<u32>,
-    status_host: PinnedBuffer<u32>,
     _g: std::marker::PhantomData<G>,
 }
 
 impl<'a, G: Group> Source<'a, G> {
-    pub fn new(gpu: &'a Gpu, srs: &'a SrsKernels, points: MsmPoints<'a>, n: usize, chunk: usize) -> Result<Self> {
+    pub fn new(
+        gpu: &'a Gpu,
+        srs: &'a SrsKernels,
+        pinned: &PinnedCache,
+        points: MsmPoints<'a>,
+        n: usize,
+        chunk: usize,
+    ) -> Result<Self> {
         match points {
             MsmPoints::Device { buf, first } => {
                 if buf.len() < (first + n) * 2 * G::W {
@@ -55,11 +93,10 @@ impl<'a, G: Group> Source<'a, G> {
                     gpu,
                     srs,
                     bytes,
-                    pinned: [PinnedBuffer::new(&gpu.ctx, stage)?, PinnedBuffer::new(&gpu.ctx, stage)?],
+                    pinned: pinned.take(gpu, stage, chunk.min(n))?,
                     raw: gpu.alloc(stage)?,
                     pts: gpu.alloc(chunk.min(n) * 2 * G::W)?,
                     status: gpu.alloc(chunk.min(n))?,
-                    status_host: PinnedBuffer::new(&gpu.ctx, chunk.min(n))?,
                     _g: std::marker::PhantomData,
                 })))
             }
@@ -72,7 +109,7 @@ impl<'a, G: Group> Source<'a, G> {
         if let Source::Host(h) = self {
             let bytes = h.bytes;
             let src = &bytes[s * G::SER..(s + len) * G::SER];
-            let dst = h.pinned[k % 2].host_mut(..len * G::SER)?;
+            let dst = h.pinned.stage[k % 2].host_mut(..len * G::SER)?;
             crate::gpu::staging::staging_pool().install(|| {
                 dst.par_chunks_mut(1 << 20).zip(src.par_chunks(1 << 20)).for_each(|(d, s)| d.copy_from_slice(s))
             });
@@ -85,14 +122,22 @@ impl<'a, G: Group> Source<'a, G> {
     pub fn upload(&mut self, k: usize, len: usize) -> Result<()> {
         if let Source::Host(h) = self {
             let h = &mut **h;
-            h.raw.upload(0, &h.pinned[k % 2], 0..len * G::SER)?;
+            h.raw.upload(0, &h.pinned.stage[k % 2], 0..len * G::SER)?;
             let c = converter::<G>(h.srs)?;
             let block = c.kernel().max_threads_per_block()?.clamp(32, 256) as u32;
             let args = SrsConvertArgs { out: h.pts.view(), in0: h.raw.view(), status: h.status.view(), n: len as u32 };
             c.launch(&h.gpu.stream, blocks_for(len, block), block, &args)?;
-            h.status.download(&h.gpu.stream, 0, &mut h.status_host, 0, len)?;
+            h.status.download(&h.gpu.stream, 0, &mut h.pinned.status, 0, len)?;
         }
         Ok(())
+    }
+
+    /// The pinned staging of a streamed source, for the next MSM.
+    pub fn into_pinned(self) -> Option<Pinned> {
+        match self {
+            Source::Host(h) => Some(h.pinned),
+            Source::Device { .. } => None,
+        }
     }
 
     /// The chunk's converted points (points s..s+len of the MSM).
@@ -107,7 +152,7 @@ impl<'a, G: Group> Source<'a, G> {
     /// bad point is an error naming its index.
     pub fn check(&self, s: usize, len: usize) -> Result<()> {
         if let Source::Host(h) = self {
-            let status = h.status_host.host(..len)?;
+            let status = h.pinned.status.host(..len)?;
             if let Some(i) = status.iter().position(|&x| x != 0) {
                 let why = status_reason(status[i]);
                 return Err(GpuError::Invalid(format!("{} point {} of the section is invalid: {why}", G::NAME, s + i)));
