@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# A against B on one GPU machine: the 32GiB bench of two builds of filsnark, alternating, on the
-# same card, synthetic c1.json and parameters, with each MSM's phase times (FILSNARK_MSM_PHASES)
-# and every proof judged by verify_seal. First the GPU prover tests of the pack's build (B).
+# A against B on one GPU machine: the bench of two (or more) builds of filsnark, one after the
+# other on the same card, synthetic c1.json and parameters (SIZE, default 32GiB), with each MSM's
+# phase times (FILSNARK_MSM_PHASES) and every proof judged by verify_seal.
+# First the GPU prover tests of the pack's build (B).
 #   bash scripts/gpu-ab.sh OUTDIR SECONDS [J] [CAP]     (after scripts/gpu-pack.sh here)
 # A is gpu-pack/filsnark-base.gz (copy an earlier pack's filsnark.gz there), B gpu-pack/filsnark.gz.
 # CAP (GiB, optional) runs both under --gpu-mem-cap. SKIP_TESTS=1 leaves out the tests.
+# BINS: the builds in gpu-pack to run, in order (default "filsnark-base filsnark").
 set -uo pipefail
 O=${1:?usage}; SECS=${2:-560}; J=${3:-3}; CAP=${4:-}
 T=$(( $(date +%s) + SECS ))
@@ -19,10 +21,11 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   timeout 200 $P/gpu_prover --include-ignored --test-threads=1 > "$O/gpu_prover.log" 2>&1
   echo "gpu_prover rc=$? $(grep -h 'test result' "$O/gpu_prover.log")" | tee -a "$O/summary.log"
 fi
-env DEADLINE=$T SKIP_PROVE=1 SETUP_ONLY=1 bash scripts/bench-synthetic.sh 32GiB "$O/setup" "$J"
-W=/tmp/filsnark-synthetic-32GiB
+SIZE=${SIZE:-32GiB}
+env DEADLINE=$T SKIP_PROVE=1 SETUP_ONLY=1 bash scripts/bench-synthetic.sh "$SIZE" "$O/setup" "$J"
+W=/tmp/filsnark-synthetic-$SIZE
 arg=(); [ -n "$CAP" ] && arg=(--gpu-mem-cap "${CAP}GiB")
-for b in filsnark-base filsnark; do
+for b in ${BINS:-filsnark-base filsnark}; do
   left=$(( T - $(date +%s) - 20 ))
   if [ $left -lt 60 ]; then echo "$b: skipped (deadline)" | tee -a "$O/summary.log"; continue; fi
   rm -rf "$W/p-$b"
