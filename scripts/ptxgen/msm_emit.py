@@ -3,13 +3,8 @@ addresses, loads/stores (global, shared, generic), predicates, counted loops. Ev
 prints as PTX and runs in msm_sim.KSim."""
 
 def params(f, ptrs, u32s, generic=False):
-    r = {}
-    for nm in ptrs:
-        a = f.t("a")
-        f.op("ld.param.u64", a, f"[{nm}]")
-        if not generic:
-            f.op("cvta.to.global.u64", a, a)
-        r[nm] = a
+    """The entry's pointer parameters `ptrs` (Fn.global_pointers) and u32 parameters `u32s`, by name."""
+    r = f.global_pointers(ptrs, generic)
     for nm in u32s:
         x = f.t()
         f.op("ld.param.u32", x, f"[{nm}]")
