@@ -339,13 +339,10 @@ impl GpuProver {
         stage(1);
 
         drop(h_dev);
+        let mut st = QueryStages { points: &points, streamed: &streamed, stage: &mut stage, t: &mut t, label: &label };
         let (l, a, b_g1, b_g2) = match (src, &packed) {
-            (Source::Assignment(asg), _) => {
-                self.queries_from_assignment(asg, &points, &streamed, &mut t, &mut stage, &label)?
-            }
-            (Source::Packed { witness, .. }, Some((ds, dw))) => {
-                self.split_queries(ds, dw, witness, &points, &streamed, &mut t, &mut stage, &label)?
-            }
+            (Source::Assignment(asg), _) => self.queries_from_assignment(asg, &mut st)?,
+            (Source::Packed { witness, .. }, Some((ds, dw))) => self.split_queries(ds, dw, witness, &mut st)?,
             _ => unreachable!("a packed source is evaluated above"),
         };
         Ok((assemble(&srs.vk, &QueryResults::from_blst(&h, &l, &a, &b_g1, &b_g2), r, s), t))
@@ -353,92 +350,39 @@ impl GpuProver {
 
     /// L, A and B from an assignment evaluated on the host: its scalars uploaded, each query an
     /// MSM over every point (the 0/1 split inside the MSM).
-    #[allow(clippy::too_many_arguments)]
-    fn queries_from_assignment<'s>(
-        &self,
-        asg: &Assignment,
-        points: &dyn Fn(SectionKind) -> MsmPoints<'s>,
-        streamed: &dyn Fn(SectionKind),
-        t: &mut ProveTimings,
-        stage: &mut dyn FnMut(usize),
-        label: &str,
-    ) -> Result<(P1, P1, P1, P2)> {
-        let gpu = &self.gpu;
-        let clock = Instant::now();
-        let aux = self.upload(&asg.aux)?;
-        let l = self.msm.msm_g1(gpu, points(SectionKind::L), &aux, 0).with_context(|| format!("{label}: L MSM"))?;
-        drop(aux);
-        t.l_msm = clock.elapsed();
-        streamed(SectionKind::L);
-        stage(2);
-
-        let clock = Instant::now();
-        let a_dev = self.upload_query(&asg.a_query())?;
-        let a = self.msm.msm_g1(gpu, points(SectionKind::A), &a_dev, 0).with_context(|| format!("{label}: A MSM"))?;
-        drop(a_dev);
-        t.a_msm = clock.elapsed();
-        streamed(SectionKind::A);
-        stage(3);
-
-        let clock = Instant::now();
-        let b_dev = self.upload_query(&asg.b_query())?;
-        let b_g1 =
-            self.msm.msm_g1(gpu, points(SectionKind::BG1), &b_dev, 0).with_context(|| format!("{label}: B G1 MSM"))?;
-        t.b_g1_msm = clock.elapsed();
-        streamed(SectionKind::BG1);
-        stage(4);
-        let clock = Instant::now();
-        let b_g2 =
-            self.msm.msm_g2(gpu, points(SectionKind::BG2), &b_dev, 0).with_context(|| format!("{label}: B G2 MSM"))?;
-        t.b_g2_msm = clock.elapsed();
-        streamed(SectionKind::BG2);
-        stage(5);
+    fn queries_from_assignment(&self, asg: &Assignment, st: &mut QueryStages) -> Result<(P1, P1, P1, P2)> {
+        let (gpu, msm) = (&self.gpu, &self.msm);
+        let l = st.run(SectionKind::L, |pts| Ok(msm.msm_g1(gpu, pts, &self.upload(&asg.aux)?, 0)?))?;
+        let a = st.run(SectionKind::A, |pts| Ok(msm.msm_g1(gpu, pts, &self.upload_query(&asg.a_query())?, 0)?))?;
+        let mut b = None;
+        let b_g1 = st.run(SectionKind::BG1, |pts| {
+            Ok(msm.msm_g1(gpu, pts, b.insert(self.upload_query(&asg.b_query())?), 0)?)
+        })?;
+        let b = b.expect("uploaded by the B G1 stage");
+        let b_g2 = st.run(SectionKind::BG2, |pts| Ok(msm.msm_g2(gpu, pts, &b, 0)?))?;
         Ok((l, a, b_g1, b_g2))
     }
 
     /// L, A and B of a packed witness evaluated on the device, each query split into the batch
     /// addition of its one bits and an MSM over its inputs and field elements ([`split`]).
-    #[allow(clippy::too_many_arguments)]
-    fn split_queries<'s>(
+    fn split_queries(
         &self,
         ds: &DeviceShape,
         dw: &DeviceWitness,
         witness: &PackedWitness,
-        points: &dyn Fn(SectionKind) -> MsmPoints<'s>,
-        streamed: &dyn Fn(SectionKind),
-        t: &mut ProveTimings,
-        stage: &mut dyn FnMut(usize),
-        label: &str,
+        st: &mut QueryStages,
     ) -> Result<(P1, P1, P1, P2)> {
         let (gpu, msm, k) = (&self.gpu, &self.msm, &self.eval_kernels);
         let fields = split::field_positions(witness);
-        let clock = Instant::now();
-        let q = split::l_query(gpu, k, dw, &fields).with_context(|| format!("{label}: L query"))?;
-        let l = q.sum::<G1>(gpu, msm, k, points(SectionKind::L)).with_context(|| format!("{label}: L MSM"))?;
-        drop(q);
-        t.l_msm = clock.elapsed();
-        streamed(SectionKind::L);
-        stage(2);
-
-        let clock = Instant::now();
-        let q = split::a_query(gpu, k, ds, dw, &fields).with_context(|| format!("{label}: A query"))?;
-        let a = q.sum::<G1>(gpu, msm, k, points(SectionKind::A)).with_context(|| format!("{label}: A MSM"))?;
-        drop(q);
-        t.a_msm = clock.elapsed();
-        streamed(SectionKind::A);
-        stage(3);
-
-        let clock = Instant::now();
-        let q = split::b_query(gpu, k, ds, dw, &fields).with_context(|| format!("{label}: B query"))?;
-        let b_g1 = q.sum::<G1>(gpu, msm, k, points(SectionKind::BG1)).with_context(|| format!("{label}: B G1 MSM"))?;
-        t.b_g1_msm = clock.elapsed();
-        streamed(SectionKind::BG1);
-        stage(4);
-        let clock = Instant::now();
-        let b_g2 = q.sum::<G2>(gpu, msm, k, points(SectionKind::BG2)).with_context(|| format!("{label}: B G2 MSM"))?;
-        t.b_g2_msm = clock.elapsed();
-        streamed(SectionKind::BG2);
-        stage(5);
+        let l = st.run(SectionKind::L, |pts| Ok(split::l_query(gpu, k, dw, &fields)?.sum::<G1>(gpu, msm, k, pts)?))?;
+        let a =
+            st.run(SectionKind::A, |pts| Ok(split::a_query(gpu, k, ds, dw, &fields)?.sum::<G1>(gpu, msm, k, pts)?))?;
+        let mut q = None;
+        let b_g1 = st.run(SectionKind::BG1, |pts| {
+            Ok(q.insert(split::b_query(gpu, k, ds, dw, &fields)?).sum::<G1>(gpu, msm, k, pts)?)
+        })?;
+        let q = q.expect("made by the B G1 stage");
+        let b_g2 = st.run(SectionKind::BG2, |pts| Ok(q.sum::<G2>(gpu, msm, k, pts)?))?;
         Ok((l, a, b_g1, b_g2))
     }
 
@@ -458,6 +402,41 @@ impl GpuProver {
                 }
             })
             .with_context(|| format!("{}: uploading query scalars", self.label()))
+    }
+}
+
+/// The query stages of one partition (L, A, B G1, B G2): each timed into its ProveTimings field,
+/// its section's file pages released when it streamed, its working set recorded.
+struct QueryStages<'a, 's> {
+    points: &'a dyn Fn(SectionKind) -> MsmPoints<'s>,
+    streamed: &'a dyn Fn(SectionKind),
+    stage: &'a mut dyn FnMut(usize),
+    t: &'a mut ProveTimings,
+    label: &'a str,
+}
+
+impl<'s> QueryStages<'_, 's> {
+    /// Runs `msm` (the query's uploads or gathers included) over the points of `kind`.
+    fn run<R>(&mut self, kind: SectionKind, msm: impl FnOnce(MsmPoints<'s>) -> Result<R>) -> Result<R> {
+        let clock = Instant::now();
+        let i = match kind {
+            SectionKind::L => 2,
+            SectionKind::A => 3,
+            SectionKind::BG1 => 4,
+            SectionKind::BG2 => 5,
+            SectionKind::H => unreachable!("the H MSM is not a query stage"),
+        };
+        let r = msm((self.points)(kind)).with_context(|| format!("{}: {}", self.label, STAGES[i]))?;
+        let elapsed = clock.elapsed();
+        match kind {
+            SectionKind::L => self.t.l_msm = elapsed,
+            SectionKind::A => self.t.a_msm = elapsed,
+            SectionKind::BG1 => self.t.b_g1_msm = elapsed,
+            _ => self.t.b_g2_msm = elapsed,
+        }
+        (self.streamed)(kind);
+        (self.stage)(i);
+        Ok(r)
     }
 }
 

@@ -72,11 +72,7 @@ pub fn a_query(
     w: &DeviceWitness,
     fields: &[u32],
 ) -> Result<SplitQuery> {
-    let (dens, ranks) = s.a_density();
-    let inputs = w.inputs().to_vec();
-    let ones = gather_bits(gpu, k, w.bits(), s.a_aux(), dens.count())?;
-    let (positions, index) = in_query(dens, ranks, fields, inputs.len());
-    dense_part(gpu, k, w, &inputs, positions, &index, inputs.len(), dens.count(), ones)
+    density_query(gpu, k, w, w.inputs().to_vec(), s.a_density(), s.a_aux(), fields)
 }
 
 /// The B queries: the inputs, then the aux variables, that occur in B.
@@ -87,9 +83,22 @@ pub fn b_query(
     w: &DeviceWitness,
     fields: &[u32],
 ) -> Result<SplitQuery> {
-    let (dens, ranks) = s.b_density();
     let inputs: Vec<Scalar> = s.b_inputs().iter().map(|&i| w.inputs()[i]).collect();
-    let ones = gather_bits(gpu, k, w.bits(), s.b_aux(), dens.count())?;
+    density_query(gpu, k, w, inputs, s.b_density(), s.b_aux(), fields)
+}
+
+/// A query of `inputs`, then the aux variables of a density (with its ranks, and its set
+/// positions on the device).
+fn density_query(
+    gpu: &Gpu,
+    k: &EvaluateKernels,
+    w: &DeviceWitness,
+    inputs: Vec<Scalar>,
+    (dens, ranks): (&Density, &[usize]),
+    aux_index: &DeviceBuffer<u32>,
+    fields: &[u32],
+) -> Result<SplitQuery> {
+    let ones = gather_bits(gpu, k, w.bits(), aux_index, dens.count())?;
     let (positions, index) = in_query(dens, ranks, fields, inputs.len());
     dense_part(gpu, k, w, &inputs, positions, &index, inputs.len(), dens.count(), ones)
 }
