@@ -22,7 +22,7 @@ Algorithms
             and a multiplication by R^2 (to) or by 1 (from).
 These are the algorithms of sppark's mont_t (supranational), re-derived here.
 """
-from ir import Fn
+from ir import GLOBALS, Fn
 
 P = 0x1A0111EA397FE69A4B1BA7B6434BACD764774B84F38512BF6730D2A0F6B0F6241EABFFFEB153FFFFB9FEFFFFFFFFAAAB
 R = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
@@ -342,3 +342,5 @@ class Field:
 
 FP = Field("fp", P, 12)
 FR = Field("fr", R, 8)
+# Fr's modulus is read from .global memory (const_decls); the simulator reads the same words.
+GLOBALS.update({"fr_m0": [FR.m0], "fr_mod": FR.M})

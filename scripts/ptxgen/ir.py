@@ -12,6 +12,10 @@ import struct
 M32 = (1 << 32) - 1
 M64 = (1 << 64) - 1
 
+# The .global u32 arrays the emitted code reads by name (a field's modulus words), as `Sim` sees
+# them: name -> words. Filled by the code that declares them (ff.Field.const_decls' fields).
+GLOBALS = {}
+
 
 class Fn:
     """One PTX function (.func with multiple returns, which ptxas compiles
@@ -245,9 +249,7 @@ class Sim:
             return
         if k == "ld.volatile.global.u32" and o[2].startswith("["):
             base, off = o[2].strip("[]").split("+")
-            sym = R[base][0]
-            from ff import FR
-            R[d] = FR.m0 if sym == "fr_m0" else FR.M[int(off) // 4]
+            R[d] = GLOBALS[R[base][0]][int(off) // 4]
             return
         if k == "ld.v4.u32":
             for j, r in enumerate(o[1]):

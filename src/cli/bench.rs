@@ -14,8 +14,9 @@ use filsnark::output::{check_outputs, write_atomic, Output};
 use filsnark::pipeline::budget::parse_size;
 use filsnark::pipeline::proofs::{Events, Input, ParamsCache, WitnessMode};
 
+use super::devices::DeviceArgs;
 use super::jobs::post_type;
-use super::porep::{load_c1, params_dir_for, DeviceArgs, IdentityArgs, WitnessArgs};
+use super::porep::{load_c1, params_dir_for, IdentityArgs, WitnessArgs};
 use super::progress::ProveProgress;
 
 #[derive(Subcommand)]

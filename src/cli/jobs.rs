@@ -12,7 +12,7 @@ use filsnark::output::{check_outputs, write_atomic, Output};
 use filsnark::pipeline::budget::{parse_size, Bytes};
 use filsnark::prover::Backend;
 
-use super::porep::DeviceArgs;
+use super::devices::DeviceArgs;
 use super::progress::with_progress;
 use super::Invalid;
 

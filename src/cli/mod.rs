@@ -4,6 +4,7 @@
 mod aggregate;
 mod bench;
 mod c1;
+mod devices;
 mod hints;
 mod jobs;
 mod params;

@@ -5,15 +5,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use filsnark::circuit::ProofKind;
-use filsnark::devices;
 use filsnark::input::SectorIdentity;
 use filsnark::input::{parse_miner_id, C1Input};
 use filsnark::output::{check_outputs, Output};
 use filsnark::pipeline::budget::parse_size;
 use filsnark::pipeline::proofs::WitnessMode;
 use filsnark::porep::{self, ProveOptions};
-use filsnark::prover::{Backend, DeviceChoice};
+use filsnark::prover::DeviceChoice;
 
+use super::devices::DeviceArgs;
 use super::jobs::{self, JobProveArgs, JobVerifyArgs};
 use super::Invalid;
 
@@ -83,19 +83,6 @@ impl IdentityArgs {
     }
 }
 
-/// Where partitions are proved: shared by prove and bench.
-#[derive(Args)]
-pub struct DeviceArgs {
-    /// auto (every GPU, else the CPU; a failing GPU falls back to the CPU with a warning), cpu, gpu (a GPU or an
-    /// error), or GPU ordinals such as 0,1
-    #[arg(long, default_value = "auto")]
-    pub device: DeviceChoice,
-    /// Cap each GPU's usable memory, e.g. 16GiB (units as for --mem-budget): parameters that do not fit beside a partition are streamed from host
-    /// memory for every MSM, as on a smaller card
-    #[arg(long, value_parser = parse_size)]
-    pub gpu_mem_cap: Option<u64>,
-}
-
 /// How PoRep partitions get their witness: shared by `prove porep` and `bench porep` (PoSt and
 /// SnapDeals partitions always come from the gadgets).
 #[derive(Args)]
@@ -105,12 +92,6 @@ pub struct WitnessArgs {
     /// crates' circuit synthesis, the reference); both give the same proof
     #[arg(long, default_value = "native")]
     pub witness: WitnessMode,
-}
-
-impl DeviceArgs {
-    pub fn backend(&self) -> Result<Box<dyn Backend>> {
-        devices::select(&self.device, self.gpu_mem_cap)
-    }
 }
 
 #[derive(Args)]

@@ -1,7 +1,9 @@
 //! The coordinate field of the points a bucket accumulation adds, eight lanes at a time: Fp for
 //! G1 ([`Fe`]), Fp2 = Fp[u]/(u² + 1) for G2 ([`Fe2`]). [`super::buckets::accumulate`] is written
 //! once over [`Coord`]; both curves are y² = x³ + b with a = 0, so the batch-affine formulas
-//! (λ = (y_P − y_A)/(x_P − x_A), or 3x²/2y for P + P) are the same in either field.
+//! (λ = (y_P − y_A)/(x_P − x_A), or 3x²/2y for P + P) are the same in either field. G2's points
+//! come in from raw `.params` bytes and go out to blst here too ([`convert8_g2_at`],
+//! [`to_affine_blst_g2`]); G1's are in [`super::source`].
 //!
 //! Lazy values: `mul_lazy`/`sqr_lazy` give each Fp component < 2p (normalised limbs) from
 //! operands < 3p; `sub` takes a minuend < 2p and a canonical subtrahend and gives < 2p;
@@ -11,8 +13,10 @@ use std::arch::x86_64::*;
 use super::super::field::{self, per_limb, Lanes, Packed};
 use super::super::FP;
 use super::curve::{self, Affine, Fe};
-use super::source;
-use crate::ec::{Curve, Fp, MontField, P1Affine, P2Affine, G1, G2};
+use super::source::{self, limbs_from_be, R2};
+use crate::ec::encoding::{is_infinity, strip_flags};
+use crate::ec::{Curve, Fp, Fp2, MontField, P1Affine, P2Affine, G1, G2};
+use crate::srs::points::G2_BYTES;
 
 /// The Jacobian points of a [`Coord`]'s group, where sums leave the lanes.
 pub type Jacobian<C> = <<C as Coord>::Group as Curve>::Jacobian;
@@ -250,9 +254,62 @@ impl Coord for Fe2 {
 
     type Group = G2;
     unsafe fn convert8_at(raw: &[u8], at: &[u32]) -> [Affine2; 8] {
-        source::convert8_g2_at(raw, at)
+        convert8_g2_at(raw, at)
     }
     unsafe fn to_group_affine(pts: &[Affine2]) -> Vec<P2Affine> {
-        source::to_affine_blst_g2(pts)
+        to_affine_blst_g2(pts)
     }
+}
+
+/// The raw G2 points `at` (≤ 8 indices into a section's bytes; each point x.c1, x.c0, y.c1, y.c0,
+/// 48 big-endian bytes apiece) in our form, the rest of the eight at infinity.
+///
+/// # Safety
+/// The CPU must have AVX-512 F and IFMA ([`super::super::available`]).
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub unsafe fn convert8_g2_at(raw: &[u8], at: &[u32]) -> [Affine2; 8] {
+    // x.c0, x.c1, y.c0, y.c1 of the eight points.
+    let mut c = [Packed::<8>::default(); 4];
+    let mut b = [0u8; G2_BYTES];
+    for (l, &i) in at.iter().enumerate() {
+        let pt = &raw[i as usize * G2_BYTES..(i as usize + 1) * G2_BYTES];
+        if !is_infinity(pt) {
+            strip_flags(pt, &mut b);
+            for (k, from) in [48, 0, 144, 96].into_iter().enumerate() {
+                c[k].set(l, &limbs_from_be(&b[from..from + 48]));
+            }
+        }
+    }
+    let r2 = field::splat(&R2);
+    for v in c.iter_mut() {
+        let ours = curve::mul(&field::load(v), &r2);
+        field::store(v, &ours);
+    }
+    let mut out = [Affine2::default(); 8];
+    for (l, p) in out.iter_mut().enumerate() {
+        Fe2::set(p, &[c[0], c[1]], &[c[2], c[3]], l);
+    }
+    out
+}
+
+/// Up to eight of our G2 affine points in blst's form ((0, 0) stays infinity).
+///
+/// # Safety
+/// The CPU must have AVX-512 F and IFMA ([`super::super::available`]).
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub unsafe fn to_affine_blst_g2(pts: &[Affine2]) -> Vec<P2Affine> {
+    let mut c = [Packed::<8>::default(); 4];
+    for (l, p) in pts.iter().enumerate() {
+        for (k, ck) in c.iter_mut().enumerate() {
+            for j in 0..8 {
+                ck.0[j][l] = p.0[8 * k + j];
+            }
+        }
+    }
+    let mut w = [[[0u64; 6]; 8]; 4];
+    for (wk, ck) in w.iter_mut().zip(&c) {
+        *wk = field::to_blst::<8, 6>(&FP, &field::load(ck));
+    }
+    let fp2 = |c0: [u64; 6], c1: [u64; 6]| Fp2 { fp: [Fp { l: c0 }, Fp { l: c1 }] };
+    (0..pts.len()).map(|l| G2::affine(fp2(w[0][l], w[1][l]), fp2(w[2][l], w[3][l]))).collect()
 }

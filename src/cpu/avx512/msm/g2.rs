@@ -8,8 +8,8 @@
 use rayon::prelude::*;
 
 use super::buckets::{Pool, Sorted};
+use super::coord::{convert8_g2_at, to_affine_blst_g2};
 use super::coord::{Affine2, Fe2};
-use super::source::{convert8_g2_at, to_affine_blst_g2};
 use super::{extras_sum, horner, window_buckets, SignedDigits, SyncPtr};
 use crate::ec::encoding::is_infinity;
 use crate::ec::{Curve, P2Affine, ScalarBytes, G2, P2};

@@ -2,14 +2,13 @@
 //! form), or the raw bytes of a `.params` section (the uncompressed zcash encoding, 96 bytes a
 //! point), both turned into our [`Affine`] form eight at a time. From raw bytes nothing is
 //! decoded beforehand: no blst conversion and no vector of decoded points (for the 2KiB proof's
-//! H query, 4M points, that was ~0.4 s and 400 MB).
+//! H query, 4M points, that was ~0.4 s and 400 MB). G1 here; G2's conversions sit with its
+//! coordinates in [`super::coord`].
 use super::super::field::{self, limbs_from_words, Packed};
-use super::super::FP;
-use super::coord::{Affine2, Coord, Fe2};
 use super::curve::{self, Affine, Fe};
 use crate::ec::encoding::{is_infinity, strip_flags};
-use crate::ec::{Curve, Fp, Fp2, P1Affine, P2Affine, G1, G2};
-use crate::srs::points::{G1_BYTES as RAW_BYTES, G2_BYTES};
+use crate::ec::{Curve, P1Affine, G1};
+use crate::srs::points::G1_BYTES as RAW_BYTES;
 
 /// R² mod p (R = 2^416), plain limbs: multiplying x by it gives x·R, our form.
 pub const R2: [u64; 8] = [
@@ -116,62 +115,9 @@ unsafe fn from_raw(raw: &[u8]) -> (Fe, Fe) {
     (curve::mul(&field::load(&x), &r2), curve::mul(&field::load(&y), &r2))
 }
 
-/// The raw G2 points `at` (≤ 8 indices into a section's bytes; each point x.c1, x.c0, y.c1, y.c0,
-/// 48 big-endian bytes apiece) in our form, the rest of the eight at infinity.
-///
-/// # Safety
-/// The CPU must have AVX-512 F and IFMA ([`super::super::available`]).
-#[target_feature(enable = "avx512f,avx512ifma")]
-pub unsafe fn convert8_g2_at(raw: &[u8], at: &[u32]) -> [Affine2; 8] {
-    // x.c0, x.c1, y.c0, y.c1 of the eight points.
-    let mut c = [Packed::<8>::default(); 4];
-    let mut b = [0u8; G2_BYTES];
-    for (l, &i) in at.iter().enumerate() {
-        let pt = &raw[i as usize * G2_BYTES..(i as usize + 1) * G2_BYTES];
-        if !is_infinity(pt) {
-            strip_flags(pt, &mut b);
-            for (k, from) in [48, 0, 144, 96].into_iter().enumerate() {
-                c[k].set(l, &limbs_from_be(&b[from..from + 48]));
-            }
-        }
-    }
-    let r2 = field::splat(&R2);
-    for v in c.iter_mut() {
-        let ours = curve::mul(&field::load(v), &r2);
-        field::store(v, &ours);
-    }
-    let mut out = [Affine2::default(); 8];
-    for (l, p) in out.iter_mut().enumerate() {
-        Fe2::set(p, &[c[0], c[1]], &[c[2], c[3]], l);
-    }
-    out
-}
-
-/// Up to eight of our G2 affine points in blst's form ((0, 0) stays infinity).
-///
-/// # Safety
-/// The CPU must have AVX-512 F and IFMA ([`super::super::available`]).
-#[target_feature(enable = "avx512f,avx512ifma")]
-pub unsafe fn to_affine_blst_g2(pts: &[Affine2]) -> Vec<P2Affine> {
-    let mut c = [Packed::<8>::default(); 4];
-    for (l, p) in pts.iter().enumerate() {
-        for (k, ck) in c.iter_mut().enumerate() {
-            for j in 0..8 {
-                ck.0[j][l] = p.0[8 * k + j];
-            }
-        }
-    }
-    let mut w = [[[0u64; 6]; 8]; 4];
-    for (wk, ck) in w.iter_mut().zip(&c) {
-        *wk = field::to_blst::<8, 6>(&FP, &field::load(ck));
-    }
-    let fp2 = |c0: [u64; 6], c1: [u64; 6]| Fp2 { fp: [Fp { l: c0 }, Fp { l: c1 }] };
-    (0..pts.len()).map(|l| G2::affine(fp2(w[0][l], w[1][l]), fp2(w[2][l], w[3][l]))).collect()
-}
-
 /// 48 big-endian bytes as eight 52-bit limbs.
 #[inline(always)]
-fn limbs_from_be(b: &[u8]) -> [u64; 8] {
+pub(super) fn limbs_from_be(b: &[u8]) -> [u64; 8] {
     let w: [u64; 6] = std::array::from_fn(|k| u64::from_be_bytes(b[40 - 8 * k..48 - 8 * k].try_into().unwrap()));
     limbs_from_words(&w)
 }
