@@ -3,41 +3,29 @@
 //! of its sectors, `.params` files (verifying key and sections, counts and sampled points), `.vk`
 //! files, the SnarkPack SRS, and proof files (seal proofs and SnarkPack aggregates).
 //!
-//! Properties beyond "no panic": an error names the file it is about, and a proof that decodes
-//! encodes back to the same bytes. CI runs each target's default count (a few seconds in all);
-//! `FILSNARK_FUZZ_EXECS` and `FILSNARK_FUZZ_SECS` make a long run.
+//! What runs on one input is `filsnark::input::fuzzing`, the checks the coverage-guided fuzzer
+//! of fuzz/ runs too; this file holds the generators and mutations. Properties beyond "no
+//! panic": an error names the file it is about, and a proof that decodes encodes back to the
+//! same bytes. CI runs each target's default count (a few seconds in all);
+//! `FILSNARK_FUZZ_EXECS` and `FILSNARK_FUZZ_SECS` make a long run. The ignored `write_corpus`
+//! writes the seeds as the coverage-guided fuzzer's corpus (`scripts/fuzz-corpus.sh`).
 mod fuzz;
 
 use std::path::Path;
 
 use base64::Engine;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Gt, Scalar};
-use filsnark::circuit::{statement, SealPublic};
 use filsnark::groth16::{Proof, PROOF_BYTES};
-use filsnark::input::{AggInput, C1Input, SectorIdentity};
+use filsnark::input::fuzzing::{self, PARAMS_SHAPE, VK_FIXED};
 use filsnark::snarkpack::proof::Gipa;
-use filsnark::snarkpack::{AggregateProof, SrsFile};
-use filsnark::srs::file::parse_vk;
-use filsnark::srs::{ParamsFile, SectionKind, Shape};
+use filsnark::snarkpack::AggregateProof;
+use filsnark::srs::{SectionKind, Shape};
 use fuzz::{mutate_bytes, mutate_json, run, Rand, Scratch};
 use group::{Curve, Group};
 use rand::Rng;
 use serde_json::Value;
 
-/// A verifying key's fixed part: α, β, δ in G1 and β, γ, δ in G2, uncompressed.
-const VK_FIXED: usize = 3 * 96 + 3 * 192;
-
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
-
-/// Err unless `e` (with its causes) names `path`.
-fn names(path: &Path, e: &anyhow::Error) -> Result<(), String> {
-    let msg = format!("{e:#}");
-    if msg.contains(&path.display().to_string()) {
-        Ok(())
-    } else {
-        Err(format!("the error does not name the file {}: {msg}", path.display()))
-    }
-}
 
 fn g1(k: u64) -> G1Affine {
     (G1Projective::generator() * Scalar::from(k)).to_affine()
@@ -74,7 +62,6 @@ fn c1_bytes(rng: &mut Rand, raw: &Value) -> Vec<u8> {
 fn fuzz_c1() {
     let raw = c1_raw();
     let path = Path::new("fuzz/c1.json");
-    let sector = SectorIdentity { miner_id: 1000, sector_num: 1 };
     run(
         "c1",
         3000,
@@ -90,17 +77,7 @@ fn fuzz_c1() {
             }
             bytes
         },
-        |bytes| {
-            let c1 = match C1Input::parse(bytes, path) {
-                Ok(c1) => c1,
-                Err(e) => return names(path, &e).map(|()| false),
-            };
-            let sector = SectorIdentity { sector_num: c1.sector_num.unwrap_or(1), ..sector.clone() };
-            match filsnark::pipeline::proofs::check_c1(&c1, &sector) {
-                Ok(()) => Ok(true),
-                Err(e) => names(path, &e).map(|()| false),
-            }
-        },
+        |bytes| fuzzing::c1(bytes, path),
     );
 }
 
@@ -149,38 +126,14 @@ fn fuzz_agg() {
             }
             bytes
         },
-        |bytes| {
-            let agg = match AggInput::parse(bytes, path) {
-                Ok(a) => a,
-                Err(e) => return names(path, &e).map(|()| false),
-            };
-            let partitions = usize::from(agg.registered.partitions());
-            for s in &agg.sectors {
-                let public = SealPublic {
-                    registered: agg.registered,
-                    comm_r: s.comm_r,
-                    comm_d: s.comm_d,
-                    ticket: s.ticket,
-                    seed: s.seed,
-                };
-                let st = statement(&public, &SectorIdentity { miner_id: agg.miner_id, sector_num: s.sector_num })
-                    .map_err(|e| format!("a parsed agg.json's statement failed: {e:#}"))?;
-                for k in 0..partitions {
-                    st.public_inputs(k).map_err(|e| format!("public inputs of partition {k}: {e:#}"))?;
-                }
-                if let Some(p) = &s.proof {
-                    let _ = Proof::split_seal(p, partitions);
-                }
-            }
-            Ok(true)
-        },
+        |bytes| fuzzing::agg(bytes, path),
     );
 }
 
 /// A small `.params` file: a verifying key with two public inputs and five short sections of
 /// valid points, with the shape its counts fit.
 fn params_file() -> (Vec<u8>, Shape) {
-    let shape = Shape { inputs: 2, aux: 3, domain: 4, a_aux: 2, b_inputs: 1, b_aux: 2 };
+    let shape = PARAMS_SHAPE;
     let mut f = Vec::new();
     for (i, is_g2) in [false, false, true, true, false, true].into_iter().enumerate() {
         if is_g2 {
@@ -220,14 +173,7 @@ fn fuzz_params() {
         },
         |bytes| {
             scratch.write(bytes);
-            let f = match ParamsFile::open(&scratch.path) {
-                Ok(f) => f,
-                Err(e) => return names(&scratch.path, &e).map(|()| false),
-            };
-            match f.check_shape(&shape) {
-                Ok(()) => Ok(true),
-                Err(e) => names(&scratch.path, &e).map(|()| false),
-            }
+            fuzzing::params(&scratch.path, &shape)
         },
     );
 }
@@ -245,13 +191,7 @@ fn fuzz_vk() {
             mutate_bytes(rng, &mut b);
             b
         },
-        |bytes| match parse_vk(bytes, path) {
-            Ok((vk, used)) if used > bytes.len() || VK_FIXED + 4 + vk.ic.len() * 96 != used => {
-                Err(format!("parse_vk says it used {used} bytes of {} for {} ic points", bytes.len(), vk.ic.len()))
-            }
-            Ok(_) => Ok(true),
-            Err(e) => names(path, &e).map(|()| false),
-        },
+        |bytes| fuzzing::vk(bytes, path),
     );
 }
 
@@ -287,19 +227,7 @@ fn fuzz_snarkpack_srs() {
         },
         |bytes| {
             scratch.write(bytes);
-            let f = match SrsFile::open(&scratch.path) {
-                Ok(f) => f,
-                Err(e) => return names(&scratch.path, &e).map(|()| false),
-            };
-            let n = f.max_proofs();
-            if n < 2 {
-                return Ok(false);
-            }
-            let keys = f.verifier_key(n).and_then(|_| f.prover_key(n));
-            match keys {
-                Ok(_) => Ok(true),
-                Err(e) => names(&scratch.path, &e).map(|()| false),
-            }
+            fuzzing::srs(&scratch.path)
         },
     );
 }
@@ -320,19 +248,7 @@ fn fuzz_seal_proof_file() {
             mutate_bytes(rng, &mut b);
             b
         },
-        |bytes| {
-            let partitions = (bytes.len() / PROOF_BYTES).max(1);
-            match Proof::split_seal(bytes, partitions) {
-                Ok(proofs) => {
-                    let again: Vec<u8> = proofs.iter().flat_map(|p| p.to_bytes()).collect();
-                    if again != bytes {
-                        return Err("a decoded seal proof encodes to other bytes".into());
-                    }
-                    Ok(true)
-                }
-                Err(_) => Ok(false),
-            }
-        },
+        fuzzing::seal_proof,
     );
 }
 
@@ -376,36 +292,72 @@ fn fuzz_aggregate_proof_file() {
             mutate_bytes(rng, &mut b);
             b
         },
-        |bytes| match AggregateProof::from_bytes(bytes) {
-            Ok(p) => match p.to_bytes() {
-                Ok(again) if again == bytes => Ok(true),
-                Ok(_) => Err("a decoded aggregate encodes to other bytes".into()),
-                Err(e) => Err(format!("a decoded aggregate does not encode: {e:#}")),
-            },
-            Err(_) => Ok(false),
-        },
+        fuzzing::aggregate_proof,
     );
+}
+
+/// The seeds of every target, as (target, name, bytes): the generators' valid inputs, each in
+/// the forms the mutators start from (c1.json raw and wrapped; agg.json of each family of seal
+/// proof; a seal proof of one and of ten partitions).
+fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
+    let raw = c1_raw();
+    let wrapper = serde_json::json!({
+        "SectorNum": 1, "Phase1Out": B64.encode(serde_json::to_vec(&raw).unwrap()), "SectorSize": 2048
+    });
+    let mut out = vec![
+        ("c1", "raw.json".to_string(), serde_json::to_vec(&raw).unwrap()),
+        ("c1", "wrapper.json".to_string(), serde_json::to_vec(&wrapper).unwrap()),
+    ];
+    for seal in ["StackedDrg2KiBV1_1", "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep", "StackedDrg32GiBV1_1"] {
+        let mut v = agg_json();
+        v["SealProof"] = seal.into();
+        out.push(("agg", format!("{seal}.json"), serde_json::to_vec(&v).unwrap()));
+    }
+    let (params, _) = params_file();
+    out.push(("vk", "seed.vk".into(), params[..VK_FIXED + 4 + 2 * 96].to_vec()));
+    out.push(("params", "seed.params".into(), params));
+    out.push(("srs", "seed.srs".into(), srs_file()));
+    out.push(("seal_proof", "1-partition.bin".into(), seal_proof(1)));
+    out.push(("seal_proof", "10-partitions.bin".into(), seal_proof(10)));
+    out.push(("aggregate_proof", "4-proofs.bin".into(), aggregate_proof()));
+    out
+}
+
+/// The verdict of `target`'s check on `bytes` (a file written for the readers of a path).
+fn judge(target: &str, bytes: &[u8]) -> fuzzing::Verdict {
+    let path = Path::new("seed");
+    let file = || {
+        let s = Scratch::new("seed");
+        s.write(bytes);
+        s
+    };
+    match target {
+        "c1" => fuzzing::c1(bytes, path),
+        "agg" => fuzzing::agg(bytes, path),
+        "params" => fuzzing::params(&file().path, &PARAMS_SHAPE),
+        "vk" => fuzzing::vk(bytes, path),
+        "srs" => fuzzing::srs(&file().path),
+        "seal_proof" => fuzzing::seal_proof(bytes),
+        "aggregate_proof" => fuzzing::aggregate_proof(bytes),
+        _ => unreachable!("no target {target}"),
+    }
 }
 
 /// The generators are sound: their unmutated inputs are accepted, so the fuzzing starts from
 /// inputs that reach every check.
 #[test]
 fn fuzz_seeds_are_accepted() {
-    let raw = c1_raw();
-    let c1 = C1Input::parse(&serde_json::to_vec(&raw).unwrap(), Path::new("seed.json")).unwrap();
-    filsnark::pipeline::proofs::check_c1(&c1, &SectorIdentity { miner_id: 1000, sector_num: 1 }).unwrap();
-    AggInput::parse(&serde_json::to_vec(&agg_json()).unwrap(), Path::new("agg.json")).unwrap();
-    let (params, shape) = params_file();
-    let s = Scratch::new("seed.params");
-    s.write(&params);
-    ParamsFile::open(&s.path).unwrap().check_shape(&shape).unwrap();
-    let s = Scratch::new("seed.srs");
-    s.write(&srs_file());
-    let srs = SrsFile::open(&s.path).unwrap();
-    assert_eq!(srs.max_proofs(), 2);
-    srs.verifier_key(2).unwrap();
-    srs.prover_key(2).unwrap();
+    for (target, name, bytes) in seeds() {
+        assert_eq!(judge(target, &bytes), Ok(true), "{target} seed {name}");
+    }
     assert_eq!(Proof::split_seal(&seal_proof(10), 10).unwrap().len(), 10);
-    let agg = aggregate_proof();
-    assert_eq!(AggregateProof::from_bytes(&agg).unwrap().to_bytes().unwrap(), agg);
+}
+
+/// Writes the seeds as the corpus of the coverage-guided fuzzer (`scripts/fuzz-corpus.sh`).
+#[test]
+#[ignore = "writes fuzz/corpus; run by scripts/fuzz-corpus.sh"]
+fn write_corpus() {
+    for (target, name, bytes) in seeds() {
+        fuzz::write_seed(target, &name, &bytes);
+    }
 }

@@ -4,23 +4,23 @@
 //! engine is `fuzz/mod.rs`; the valid inputs come from `filsnark post synth` / `snap synth`'s
 //! generators at 2KiB (no sealing, milliseconds).
 //!
-//! Properties beyond "no panic": an error names the file it is about; an accepted input has
-//! the partitions its proof type says and public inputs for each; an accepted post.json is
-//! also accepted by filecoin-proofs' own partitioning and vanilla verifier. Besides the JSON
-//! mutators, a vanilla proof is decoded and its bincode bytes mutated (lengths included), so
-//! mutations reach the Merkle-proof checks. CI runs each target's default count (a few seconds
-//! in all); `FILSNARK_FUZZ_EXECS` and `FILSNARK_FUZZ_SECS` make a long run.
+//! What runs on one input is `filsnark::input::fuzzing` (`post`, `snap`), the checks the
+//! coverage-guided fuzzer of fuzz/ runs too; the ignored `write_corpus` writes the seeds as its
+//! corpus (`scripts/fuzz-corpus.sh`). Properties beyond "no panic": an error names the file it
+//! is about; an accepted input has the partitions its proof type says and public inputs for
+//! each; an accepted post.json is also accepted by filecoin-proofs' own partitioning and
+//! vanilla verifier. Besides the JSON mutators, a vanilla proof is decoded and its bincode bytes
+//! mutated (lengths included), so mutations reach the Merkle-proof checks. CI runs each target's
+//! default count (a few seconds in all); `FILSNARK_FUZZ_EXECS` and `FILSNARK_FUZZ_SECS` make a
+//! long run.
 mod fuzz;
 
 use std::path::Path;
 
-use anyhow::Result;
 use filecoin_proofs_api::{PoStType, RegisteredPoStProof};
-use filsnark::circuit::ProofStatement;
 use filsnark::input::fields::to_base64;
-use filsnark::input::post::window_partitions;
-use filsnark::input::snap::update_partitions;
-use filsnark::input::{PorepKind, PostInput, SnapInput};
+use filsnark::input::fuzzing;
+use filsnark::input::PorepKind;
 use filsnark::synth::post::{synth_post, PostSynthOptions};
 use filsnark::synth::snap::synth_snap;
 use fuzz::{mutate_bytes, mutate_json, mutate_le_lengths, run, Rand};
@@ -29,16 +29,6 @@ use serde_json::Value;
 
 const WINDOW: RegisteredPoStProof = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
 const WINNING: RegisteredPoStProof = RegisteredPoStProof::StackedDrgWinning2KiBV1;
-
-/// Err unless `e` (with its causes) names `path`.
-fn names(path: &Path, e: &anyhow::Error) -> Result<(), String> {
-    let msg = format!("{e:#}");
-    if msg.contains(&path.display().to_string()) {
-        Ok(())
-    } else {
-        Err(format!("the error does not name the file {}: {msg}", path.display()))
-    }
-}
 
 /// A synthetic 2KiB post.json (seeded), as JSON.
 fn post_json(registered: RegisteredPoStProof, sectors: usize, first: u64, partition: Option<usize>) -> Value {
@@ -103,41 +93,6 @@ const WINDOW_TYPES: [&str; 4] =
 const WINNING_TYPES: [&str; 3] = ["StackedDrgWinning2KiBV1", "StackedDrgWinning8MiBV1", "StackedDrgWindow2KiBV1_2"];
 const SNAP_TYPES: [&str; 3] = ["StackedDrg2KiBV1", "StackedDrg8MiBV1", "StackedDrg32GiBV1"];
 
-/// The target of both PoSt kinds: read, check everything `prove` checks before the
-/// parameters, and judge what is accepted.
-fn post_target(bytes: &[u8], path: &Path, expect: PoStType) -> Result<bool, String> {
-    let input = match PostInput::parse(bytes, path, expect) {
-        Ok(i) => i,
-        Err(e) => return names(path, &e).map(|()| false),
-    };
-    let circuits = match filsnark::post::check(&input) {
-        Ok(c) => c,
-        Err(e) => return names(path, &e).map(|()| false),
-    };
-    let p = &input.public;
-    let want = match (p.typ(), p.partition) {
-        (PoStType::Window, None) => window_partitions(p.registered, p.sectors.len()),
-        _ => 1,
-    };
-    every_partition(circuits.as_ref(), want)?;
-    if input.size == PorepKind::S2KiB {
-        filsnark::synth::post::crates_accept(&input)
-            .map_err(|e| format!("filsnark accepts a post.json that filecoin-proofs rejects: {e:#}"))?;
-    }
-    Ok(true)
-}
-
-/// An accepted input has `want` partitions, each with its public inputs.
-fn every_partition(st: &dyn ProofStatement, want: usize) -> Result<(), String> {
-    if st.num_partitions() != want {
-        return Err(format!("an accepted input has {} partitions, not {want}", st.num_partitions()));
-    }
-    for k in 0..want {
-        st.public_inputs(k).map_err(|e| format!("an accepted input's public inputs of partition {k}: {e:#}"))?;
-    }
-    Ok(())
-}
-
 #[test]
 fn fuzz_window_post() {
     let seeds = window_seeds();
@@ -146,7 +101,7 @@ fn fuzz_window_post() {
         "window-post",
         6000,
         |rng, _| mutant(rng, &seeds, "PoStProof", &WINDOW_TYPES),
-        |bytes| post_target(bytes, path, PoStType::Window),
+        |bytes| fuzzing::post(bytes, path, PoStType::Window),
     );
 }
 
@@ -158,7 +113,7 @@ fn fuzz_winning_post() {
         "winning-post",
         3000,
         |rng, _| mutant(rng, &seeds, "PoStProof", &WINNING_TYPES),
-        |bytes| post_target(bytes, path, PoStType::Winning),
+        |bytes| fuzzing::post(bytes, path, PoStType::Winning),
     );
 }
 
@@ -166,36 +121,36 @@ fn fuzz_winning_post() {
 fn fuzz_snap() {
     let seeds = snap_seeds();
     let path = Path::new("fuzz/snap.json");
-    run(
-        "snap",
-        10_000,
-        |rng, _| mutant(rng, &seeds, "UpdateProof", &SNAP_TYPES),
-        |bytes| {
-            let input = match SnapInput::parse(bytes, path) {
-                Ok(i) => i,
-                Err(e) => return names(path, &e).map(|()| false),
-            };
-            match filsnark::snap::check(&input) {
-                Ok(c) => every_partition(c.as_ref(), update_partitions(input.size)).map(|()| true),
-                Err(e) => names(path, &e).map(|()| false),
-            }
-        },
-    );
+    run("snap", 10_000, |rng, _| mutant(rng, &seeds, "UpdateProof", &SNAP_TYPES), |bytes| fuzzing::snap(bytes, path));
 }
 
-/// The seeds are sound: each is accepted whole, by filsnark and by filecoin-proofs, so the
-/// fuzzing starts from inputs that reach every check.
+/// The seeds are sound: each is accepted whole, by filsnark and (post.json) by filecoin-proofs,
+/// so the fuzzing starts from inputs that reach every check.
 #[test]
 fn fuzz_seeds_are_accepted() {
     let path = Path::new("seed.json");
-    for (seeds, t) in [(window_seeds(), PoStType::Window), (winning_seeds(), PoStType::Winning)] {
-        for s in seeds {
-            assert_eq!(post_target(&serde_json::to_vec(&s).unwrap(), path, t.clone()), Ok(true));
-        }
+    for (target, i, s) in seeds() {
+        let bytes = serde_json::to_vec(&s).unwrap();
+        let verdict = match target {
+            "window_post" => fuzzing::post(&bytes, path, PoStType::Window),
+            "winning_post" => fuzzing::post(&bytes, path, PoStType::Winning),
+            _ => fuzzing::snap(&bytes, path),
+        };
+        assert_eq!(verdict, Ok(true), "{target} seed {i}");
     }
-    for s in snap_seeds() {
-        let input = SnapInput::parse(&serde_json::to_vec(&s).unwrap(), path).unwrap();
-        let c = filsnark::snap::check(&input).unwrap();
-        every_partition(c.as_ref(), 1).unwrap();
+}
+
+/// Every target's seeds, as (target, index, JSON).
+fn seeds() -> Vec<(&'static str, usize, Value)> {
+    let all = [("window_post", window_seeds()), ("winning_post", winning_seeds()), ("snap", snap_seeds())];
+    all.into_iter().flat_map(|(t, seeds)| seeds.into_iter().enumerate().map(move |(i, s)| (t, i, s))).collect()
+}
+
+/// Writes the seeds as the corpus of the coverage-guided fuzzer (`scripts/fuzz-corpus.sh`).
+#[test]
+#[ignore = "writes fuzz/corpus; run by scripts/fuzz-corpus.sh"]
+fn write_corpus() {
+    for (target, i, s) in seeds() {
+        fuzz::write_seed(target, &format!("seed{i}.json"), &serde_json::to_vec(&s).unwrap());
     }
 }

@@ -4,6 +4,8 @@
 //! target on each; a panic or a broken property (e.g. an error that does not name the file) is
 //! a failure that saves the input under `target/tmp/fuzz-crashes/` and names the seed.
 //!
+//! `write_seed` writes a generator's valid input as a seed of the coverage-guided fuzzer (fuzz/).
+//!
 //! Budget: each target runs its default number of executions (what CI runs), stopping early
 //! at `FILSNARK_FUZZ_SECS` seconds (default 20). `FILSNARK_FUZZ_EXECS=N` sets the executions
 //! of every target (a long run), `FILSNARK_FUZZ_SEED=N` the seed (default 1, so CI is
@@ -296,4 +298,17 @@ impl Scratch {
     pub fn write(&self, bytes: &[u8]) {
         std::fs::write(&self.path, bytes).expect("write the scratch file");
     }
+}
+
+/// Writes one seed input of the coverage-guided fuzzer: `<corpus>/<target>/<name>`, where
+/// `<corpus>` is `FILSNARK_FUZZ_CORPUS` (default `fuzz/corpus` of the repository).
+pub fn write_seed(target: &str, name: &str, bytes: &[u8]) {
+    let corpus = std::env::var_os("FILSNARK_FUZZ_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus"));
+    let dir = corpus.join(target);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    eprintln!("wrote {} ({} bytes)", path.display(), bytes.len());
 }
