@@ -28,6 +28,7 @@
 //! - [`job`]     — one proof job end to end (pipeline, self-verification, atomic write), for
 //!   every kind; [`porep`], [`post`] and [`snap`] are the three input families on top of it.
 //! - [`snarkpack`] — SnarkPack aggregation of Groth16 proofs (NI-PoRep, ProveCommitAggregate).
+//! - [`fuzzing`] — the checks every fuzz target runs on one input (tests/ and fuzz/ share them).
 pub mod aggregate;
 pub mod bench;
 pub mod circuit;
@@ -36,6 +37,7 @@ pub mod cpu;
 pub mod devices;
 pub mod ec;
 pub mod field;
+pub mod fuzzing;
 pub mod gpu;
 pub mod groth16;
 pub mod hostmem;

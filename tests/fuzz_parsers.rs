@@ -3,7 +3,7 @@
 //! of its sectors, `.params` files (verifying key and sections, counts and sampled points), `.vk`
 //! files, the SnarkPack SRS, and proof files (seal proofs and SnarkPack aggregates).
 //!
-//! What runs on one input is `filsnark::input::fuzzing`, the checks the coverage-guided fuzzer
+//! What runs on one input is `filsnark::fuzzing`, the checks the coverage-guided fuzzer
 //! of fuzz/ runs too; this file holds the generators and mutations. Properties beyond "no
 //! panic": an error names the file it is about, and a proof that decodes encodes back to the
 //! same bytes. CI runs each target's default count (a few seconds in all);
@@ -15,8 +15,8 @@ use std::path::Path;
 
 use base64::Engine;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Gt, Scalar};
+use filsnark::fuzzing::{self, PARAMS_SHAPE, VK_FIXED};
 use filsnark::groth16::{Proof, PROOF_BYTES};
-use filsnark::input::fuzzing::{self, PARAMS_SHAPE, VK_FIXED};
 use filsnark::snarkpack::proof::Gipa;
 use filsnark::snarkpack::AggregateProof;
 use filsnark::srs::{SectionKind, Shape};

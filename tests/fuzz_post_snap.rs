@@ -4,7 +4,7 @@
 //! engine is `fuzz/mod.rs`; the valid inputs come from `filsnark post synth` / `snap synth`'s
 //! generators at 2KiB (no sealing, milliseconds).
 //!
-//! What runs on one input is `filsnark::input::fuzzing` (`post`, `snap`), the checks the
+//! What runs on one input is `filsnark::fuzzing` (`post`, `snap`), the checks the
 //! coverage-guided fuzzer of fuzz/ runs too; the ignored `write_corpus` writes the seeds as its
 //! corpus (`scripts/fuzz-corpus.sh`). Properties beyond "no panic": an error names the file it
 //! is about; an accepted input has the partitions its proof type says and public inputs for
@@ -18,8 +18,8 @@ mod fuzz;
 use std::path::Path;
 
 use filecoin_proofs_api::{PoStType, RegisteredPoStProof};
+use filsnark::fuzzing;
 use filsnark::input::fields::to_base64;
-use filsnark::input::fuzzing;
 use filsnark::input::PorepKind;
 use filsnark::synth::post::{synth_post, PostSynthOptions};
 use filsnark::synth::snap::synth_snap;

@@ -1,7 +1,7 @@
 //! A SnarkPack aggregate proof file: `AggregateProof::from_bytes`; a decoded aggregate encodes
-//! back to the same bytes (`filsnark::input::fuzzing::aggregate_proof`).
+//! back to the same bytes (`filsnark::fuzzing::aggregate_proof`).
 #![no_main]
-use filsnark::input::fuzzing;
+use filsnark::fuzzing;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| filsnark_fuzz::judge(fuzzing::aggregate_proof(data)));

@@ -1,8 +1,8 @@
 //! A `.params` file (written to a scratch file): `ParamsFile::open`, then `check_shape` against
 //! the seed's shape (counts and sampled points); every error names the file
-//! (`filsnark::input::fuzzing::params`).
+//! (`filsnark::fuzzing::params`).
 #![no_main]
-use filsnark::input::fuzzing::{self, PARAMS_SHAPE};
+use filsnark::fuzzing::{self, PARAMS_SHAPE};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,8 +1,8 @@
 //! The SnarkPack SRS (written to a scratch file): `SrsFile::open`, then `verifier_key` and
 //! `prover_key` for as many proofs as it holds; every error names the file
-//! (`filsnark::input::fuzzing::srs`).
+//! (`filsnark::fuzzing::srs`).
 #![no_main]
-use filsnark::input::fuzzing;
+use filsnark::fuzzing;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,11 +1,11 @@
 //! What the coverage-guided fuzz targets of `fuzz_targets/` share: a broken property made a
 //! crash libFuzzer saves and reports, and the scratch file of the targets whose reader opens a
-//! path. The checks themselves are `filsnark::input::fuzzing`, the ones the seeded fuzzer of
+//! path. The checks themselves are `filsnark::fuzzing`, the ones the seeded fuzzer of
 //! tests/ runs.
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use filsnark::input::fuzzing::Verdict;
+use filsnark::fuzzing::Verdict;
 
 /// Panics (a crash to libFuzzer) on a broken property; an accepted or well-refused input is
 /// fine.

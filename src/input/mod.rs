@@ -12,7 +12,6 @@ pub mod agg;
 pub mod c1;
 pub mod field;
 pub mod fields;
-pub mod fuzzing;
 pub mod post;
 pub mod proof_type;
 pub mod snap;
