@@ -11,12 +11,7 @@ set -uo pipefail
 O=${1:?usage}; SECS=${2:-560}; CAPS=${3:-"48 24"}
 T=$(( $(date +%s) + SECS ))
 cd "$(dirname "$0")/.."
-export P=/tmp/filsnark-gpu-pack
-mkdir -p $P "$O"
-for f in gpu-pack/*.gz; do b=$(basename "$f" .gz); gunzip -c "$f" > $P/$b; chmod +x $P/$b; done
-cp gpu-pack/COMMIT $P/
-{ cat $P/COMMIT; nvidia-smi; $P/filsnark info; } > "$O/info.log" 2>&1
-export FILSNARK_BIN=$P/filsnark FILSNARK_EXPECT_GPU=1 FILSNARK_SELFTEST_N=65536 FILSNARK_GPU_TEST_MAX_LOG=18
+. scripts/gpu-unpack.sh
 [ -z "${SKIP_TESTS:-}" ] && for t in gpu_prover gpu_kernels gpu_post_snap; do
   [ -x $P/$t ] || continue
   timeout 150 $P/$t --include-ignored --test-threads=1 > "$O/$t.log" 2>&1

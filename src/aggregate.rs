@@ -49,6 +49,14 @@ struct Job<'a> {
     srs: SrsFile,
 }
 
+/// The statement of sector `i` of an agg.json: its seal's public values for its miner.
+pub fn sector_statement(agg: &AggInput, i: usize) -> Result<Box<dyn Statement>> {
+    let s = &agg.sectors[i];
+    let public =
+        SealPublic { registered: agg.registered, comm_r: s.comm_r, comm_d: s.comm_d, ticket: s.ticket, seed: s.seed };
+    statement(&public, &SectorIdentity { miner_id: agg.miner_id, sector_num: s.sector_num })
+}
+
 impl<'a> Job<'a> {
     fn load(agg: &'a AggInput, params_dir: Option<&Path>) -> Result<Self> {
         check_counts(agg)?;
@@ -60,18 +68,7 @@ impl<'a> Job<'a> {
         })?;
         let statements = (0..agg.sectors.len())
             .into_par_iter()
-            .map(|i| {
-                let s = &agg.sectors[i];
-                let public = SealPublic {
-                    registered: agg.registered,
-                    comm_r: s.comm_r,
-                    comm_d: s.comm_d,
-                    ticket: s.ticket,
-                    seed: s.seed,
-                };
-                statement(&public, &SectorIdentity { miner_id: agg.miner_id, sector_num: s.sector_num })
-                    .map_err(|e| anyhow!("{}: {e:#}", agg.name(i)))
-            })
+            .map(|i| sector_statement(agg, i).map_err(|e| anyhow!("{}: {e:#}", agg.name(i))))
             .collect::<Result<Vec<_>>>()?;
         let (vk, params) = load_vk(params_dir, &statements[0].params_stem())?;
         Ok(Job { agg, statements, partitions, vk, params, srs })

@@ -11,7 +11,8 @@ use std::path::Path;
 
 use filecoin_proofs_api::PoStType;
 
-use crate::circuit::{statement, ProofStatement, SealPublic};
+use crate::aggregate::sector_statement;
+use crate::circuit::ProofStatement;
 use crate::groth16::{Proof, PROOF_BYTES};
 use crate::input::post::window_partitions;
 use crate::input::snap::update_partitions;
@@ -66,16 +67,8 @@ pub fn agg(bytes: &[u8], path: &Path) -> Verdict {
         Err(e) => return refused(path, &e),
     };
     let partitions = usize::from(agg.registered.partitions());
-    for s in &agg.sectors {
-        let public = SealPublic {
-            registered: agg.registered,
-            comm_r: s.comm_r,
-            comm_d: s.comm_d,
-            ticket: s.ticket,
-            seed: s.seed,
-        };
-        let st = statement(&public, &SectorIdentity { miner_id: agg.miner_id, sector_num: s.sector_num })
-            .map_err(|e| format!("a parsed agg.json's statement failed: {e:#}"))?;
+    for (i, s) in agg.sectors.iter().enumerate() {
+        let st = sector_statement(&agg, i).map_err(|e| format!("a parsed agg.json's statement failed: {e:#}"))?;
         for k in 0..partitions {
             st.public_inputs(k).map_err(|e| format!("public inputs of partition {k}: {e:#}"))?;
         }
