@@ -419,21 +419,15 @@ impl<'s> QueryStages<'_, 's> {
     /// Runs `msm` (the query's uploads or gathers included) over the points of `kind`.
     fn run<R>(&mut self, kind: SectionKind, msm: impl FnOnce(MsmPoints<'s>) -> Result<R>) -> Result<R> {
         let clock = Instant::now();
-        let i = match kind {
-            SectionKind::L => 2,
-            SectionKind::A => 3,
-            SectionKind::BG1 => 4,
-            SectionKind::BG2 => 5,
+        let (i, slot) = match kind {
+            SectionKind::L => (2, &mut self.t.l_msm),
+            SectionKind::A => (3, &mut self.t.a_msm),
+            SectionKind::BG1 => (4, &mut self.t.b_g1_msm),
+            SectionKind::BG2 => (5, &mut self.t.b_g2_msm),
             SectionKind::H => unreachable!("the H MSM is not a query stage"),
         };
         let r = msm((self.points)(kind)).with_context(|| format!("{}: {}", self.label, STAGES[i]))?;
-        let elapsed = clock.elapsed();
-        match kind {
-            SectionKind::L => self.t.l_msm = elapsed,
-            SectionKind::A => self.t.a_msm = elapsed,
-            SectionKind::BG1 => self.t.b_g1_msm = elapsed,
-            _ => self.t.b_g2_msm = elapsed,
-        }
+        *slot = clock.elapsed();
         (self.streamed)(kind);
         (self.stage)(i);
         Ok(r)

@@ -60,8 +60,7 @@ pub fn l_query(gpu: &Gpu, k: &EvaluateKernels, w: &DeviceWitness, fields: &[u32]
     let n = w.aux_len();
     let mut ones = gpu.alloc::<u32>(n.div_ceil(32).max(1))?;
     ones.copy_from_device(0, w.bits(), 0, n.div_ceil(32))?;
-    let index: Vec<u32> = (0..fields.len() as u32).collect();
-    dense_part(gpu, k, w, &[], fields.to_vec(), &index, 0, n, ones)
+    dense_part(gpu, k, w, &[], fields.to_vec(), None, 0, n, ones)
 }
 
 /// The A query: every input, then the aux variables that occur in A.
@@ -100,7 +99,7 @@ fn density_query(
 ) -> Result<SplitQuery> {
     let ones = gather_bits(gpu, k, w.bits(), aux_index, dens.count())?;
     let (positions, index) = in_query(dens, ranks, fields, inputs.len());
-    dense_part(gpu, k, w, &inputs, positions, &index, inputs.len(), dens.count(), ones)
+    dense_part(gpu, k, w, &inputs, positions, Some(&index), inputs.len(), dens.count(), ones)
 }
 
 /// The field elements that occur in a query's density: their query positions (after `first`
@@ -117,7 +116,8 @@ fn in_query(dens: &Density, ranks: &[usize], fields: &[u32], first: usize) -> (V
     (positions, index)
 }
 
-/// Uploads the dense part: `inputs` at positions 0.., then the field elements `index` names.
+/// Uploads the dense part: `inputs` at positions 0.., then the field elements `index` names
+/// (None: all of them, in order, copied on the device).
 #[allow(clippy::too_many_arguments)]
 fn dense_part(
     gpu: &Gpu,
@@ -125,17 +125,31 @@ fn dense_part(
     w: &DeviceWitness,
     inputs: &[Scalar],
     positions: Vec<u32>,
-    index: &[u32],
+    index: Option<&[u32]>,
     ones_first: usize,
     ones_len: usize,
     ones: DeviceBuffer<u32>,
 ) -> Result<SplitQuery> {
-    debug_assert_eq!(positions.len(), inputs.len() + index.len());
     let n = positions.len();
     let mut scalars = gpu.alloc::<u32>(n.max(1) * 8)?;
     if !inputs.is_empty() {
         gpu.upload_slice_into(&mut scalars, 0, scalar_words(inputs))?;
     }
+    let Some(index) = index else {
+        debug_assert!(inputs.is_empty());
+        if n > 0 {
+            scalars.copy_from_device(0, w.fields(), 0, n * 8)?;
+        }
+        return Ok(SplitQuery {
+            ones_first,
+            ones_len,
+            ones,
+            positions_dev: upload_positions(gpu, &positions)?,
+            positions,
+            scalars,
+        });
+    };
+    debug_assert_eq!(positions.len(), inputs.len() + index.len());
     if !index.is_empty() {
         let idx = gpu.upload(index)?;
         let args = GatherArgs {
@@ -148,8 +162,13 @@ fn dense_part(
         // field mask, whose set bits DeviceWitness::upload matched with the values).
         unsafe { k.gather().launch(&gpu.stream, blocks(index.len()), BLOCK, &args)? };
     }
-    let positions_dev = gpu.upload(if positions.is_empty() { &[0u32][..] } else { &positions[..] })?;
+    let positions_dev = upload_positions(gpu, &positions)?;
     Ok(SplitQuery { ones_first, ones_len, ones, positions, positions_dev, scalars })
+}
+
+/// The dense part's positions on the device (one element at least: every argument is a valid address).
+fn upload_positions(gpu: &Gpu, positions: &[u32]) -> Result<DeviceBuffer<u32>> {
+    gpu.upload(if positions.is_empty() { &[0u32][..] } else { positions })
 }
 
 /// Bit j of the result = bit idx[j] of `bits`, j < n.
@@ -193,11 +212,11 @@ impl SplitQuery {
         let dense = match points {
             MsmPoints::Device { buf, first } => {
                 let gathered = self.gather_points::<G>(gpu, k, buf, first)?;
-                msm.msm_first::<G>(gpu, MsmPoints::Device { buf: &gathered, first: 0 }, &self.scalars, n)?
+                msm.msm_first::<G>(gpu, MsmPoints::Device { buf: &gathered, first: 0 }, &self.scalars, n, 0)?
             }
             MsmPoints::Host(raw) => {
                 let bytes = gather_raw(raw, G::SER, &self.positions);
-                msm.msm_first::<G>(gpu, MsmPoints::Host(&bytes), &self.scalars, n)?
+                msm.msm_first::<G>(gpu, MsmPoints::Host(&bytes), &self.scalars, n, 0)?
             }
         };
         let ones_points = match points {

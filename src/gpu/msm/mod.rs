@@ -103,11 +103,7 @@ impl Msm {
         n: usize,
         chunk: usize,
     ) -> Result<P1> {
-        let have = scalar_count(scalars)?;
-        if n > have {
-            return Err(GpuError::Invalid(format!("{n} scalars asked of a buffer of {have}")));
-        }
-        self.run::<G1>(gpu, points, Weights::Scalars(scalars), n, chunk)
+        self.msm_first::<G1>(gpu, points, scalars, n, chunk)
     }
 
     pub fn msm_g2(&self, gpu: &Gpu, points: MsmPoints, scalars: &DeviceBuffer<u32>, chunk: usize) -> Result<P2> {
@@ -116,12 +112,12 @@ impl Msm {
 
     /// Σ P_i over the i whose bit is set (bitmap of n bits, u32 words, on the device).
     pub fn batch_add_g1(&self, gpu: &Gpu, points: MsmPoints, bitmap: &DeviceBuffer<u32>, n: usize) -> Result<P1> {
-        self.run::<G1>(gpu, points, Weights::Bitmap(bitmap), n, 0)
+        self.batch_add::<G1>(gpu, points, bitmap, n)
     }
 
     /// As [`Msm::batch_add_g1`], over G2.
     pub fn batch_add_g2(&self, gpu: &Gpu, points: MsmPoints, bitmap: &DeviceBuffer<u32>, n: usize) -> Result<P2> {
-        self.run::<G2>(gpu, points, Weights::Bitmap(bitmap), n, 0)
+        self.batch_add::<G2>(gpu, points, bitmap, n)
     }
 
     /// As [`Msm::batch_add_g1`] with an explicit chunk size (0 = choose).
@@ -136,19 +132,21 @@ impl Msm {
         self.run::<G1>(gpu, points, Weights::Bitmap(bitmap), n, chunk)
     }
 
-    /// Σ s_i·P_i over the first `n` scalars of the buffer, in either group.
+    /// Σ s_i·P_i over the first `n` scalars of the buffer, in either group; `chunk` as for
+    /// [`Msm::msm_g1`].
     pub(crate) fn msm_first<G: Group>(
         &self,
         gpu: &Gpu,
         points: MsmPoints,
         scalars: &DeviceBuffer<u32>,
         n: usize,
+        chunk: usize,
     ) -> Result<G::Jac> {
         let have = scalar_count(scalars)?;
         if n > have {
             return Err(GpuError::Invalid(format!("{n} scalars asked of a buffer of {have}")));
         }
-        self.run::<G>(gpu, points, Weights::Scalars(scalars), n, 0)
+        self.run::<G>(gpu, points, Weights::Scalars(scalars), n, chunk)
     }
 
     /// Σ P_i over the i < n whose bit is set, in either group.
