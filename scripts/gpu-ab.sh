@@ -2,7 +2,7 @@
 # A against B on one GPU machine: the bench of two (or more) builds of filsnark, one after the
 # other on the same card, synthetic c1.json and parameters (SIZE, default 32GiB), with each MSM's
 # phase times (FILSNARK_MSM_PHASES) and every proof judged by verify_seal.
-# First the GPU prover tests of the pack's build (B).
+# First the GPU tests of the pack's build (B): TESTS, default "gpu_prover gpu_msm".
 #   bash scripts/gpu-ab.sh OUTDIR SECONDS [J] [CAP]     (after scripts/gpu-pack.sh here)
 # A is gpu-pack/filsnark-base.gz (copy an earlier pack's filsnark.gz there), B gpu-pack/filsnark.gz.
 # CAP (GiB, optional) runs both under --gpu-mem-cap. SKIP_TESTS=1 leaves out the tests.
@@ -13,8 +13,10 @@ T=$(( $(date +%s) + SECS ))
 cd "$(dirname "$0")/.."
 . scripts/gpu-unpack.sh
 if [ -z "${SKIP_TESTS:-}" ]; then
-  timeout 200 $P/gpu_prover --include-ignored --test-threads=1 > "$O/gpu_prover.log" 2>&1
-  echo "gpu_prover rc=$? $(grep -h 'test result' "$O/gpu_prover.log")" | tee -a "$O/summary.log"
+  for t in ${TESTS:-gpu_prover gpu_msm}; do
+    timeout 200 $P/$t --include-ignored --test-threads=1 > "$O/$t.log" 2>&1
+    echo "$t rc=$? $(grep -h 'test result' "$O/$t.log")" | tee -a "$O/summary.log"
+  done
 fi
 SIZE=${SIZE:-32GiB}
 env DEADLINE=$T SKIP_PROVE=1 SETUP_ONLY=1 bash scripts/bench-synthetic.sh "$SIZE" "$O/setup" "$J"

@@ -11,6 +11,8 @@
 //! - [`info`]     — the `filsnark info` report.
 //! - [`selftest`] — every field/curve kernel against blst on random inputs.
 //! - [`srs`]      — .params point sections to the kernels' layout on the device.
+//! - [`feed`]     — raw .params points from host memory to the device, chunk by chunk, with the
+//!   staging copies, the uploads and the conversion overlapped.
 //! - [`layout`]   — host-side views of the kernels' data layout.
 //! - [`ntt`]      — NTT over Fr and the H polynomial pipeline.
 //! - [`msm`]      — Pippenger MSM over G1 and G2 with the 0/1 scalar split.
@@ -23,6 +25,7 @@
 pub mod backend;
 pub mod driver;
 pub mod evaluate;
+pub mod feed;
 pub mod generator_mul;
 pub mod info;
 pub mod kernels;

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 
+use super::feed::{self, Pinned};
 use super::kernels::{blocks_for, SrsConvert, SrsConvertArgs, SrsKernels};
 use super::layout::{Group, G1, G2};
 use super::{DeviceBuffer, Gpu, GpuError, Result};
@@ -66,9 +67,9 @@ pub fn convert_section<G: Group>(gpu: &Gpu, k: &SrsKernels, bytes: &[u8]) -> Res
     Ok((out, st))
 }
 
-/// Points converted per launch when a section is made resident: bounds the staging buffer
-/// (96 MiB of G1 or 192 MiB of G2 bytes).
-const RESIDENT_CHUNK: usize = 1 << 20;
+/// Raw bytes per chunk when a section is made resident (each of two pinned and two device
+/// staging buffers): 2.8M G1 or 1.4M G2 points.
+const RESIDENT_CHUNK_BYTES: usize = 256 << 20;
 
 /// Device bytes the five sections of `srs` take once converted (the same as their raw size:
 /// 24 words per G1 point, 48 per G2 point).
@@ -88,6 +89,8 @@ impl ResidentSrs {
     /// point's status; a bad point is an error naming the file, the section and the point.
     pub fn load(gpu: &Gpu, k: &SrsKernels, srs: &ParamsFile, kinds: &[SectionKind]) -> anyhow::Result<ResidentSrs> {
         let mut sections = Vec::with_capacity(5);
+        // One pinned staging for every section (256 MiB chunks hold whole points of both groups).
+        let mut pinned = None;
         for kind in SectionKind::ALL {
             if !kinds.contains(&kind) {
                 sections.push(None);
@@ -96,9 +99,9 @@ impl ResidentSrs {
             // Each uploaded chunk's file pages leave the process's RSS (the device holds them).
             let release = |at: usize, len: usize| srs.release_pages(kind, at, len);
             let buf = if kind == SectionKind::BG2 {
-                convert_resident::<G2>(gpu, k, srs.raw(kind), &release)
+                convert_resident::<G2>(gpu, k, srs.raw(kind), &mut pinned, &release)
             } else {
-                convert_resident::<G1>(gpu, k, srs.raw(kind), &release)
+                convert_resident::<G1>(gpu, k, srs.raw(kind), &mut pinned, &release)
             };
             let buf = buf.map_err(|e| anyhow!("{}: section {}: {e}", srs.path.display(), kind.name()))?;
             sections.push(Some(buf));
@@ -117,33 +120,44 @@ impl ResidentSrs {
     }
 }
 
-/// Converts a whole section into one device buffer, `RESIDENT_CHUNK` points per launch through
-/// a reused staging buffer; the status words of each chunk are checked before the next, and
-/// `release(offset, len)` is told each chunk's bytes once they are on the device.
+/// Converts a whole section into one device buffer, `RESIDENT_CHUNK` points per chunk through
+/// a feed ([`super::feed`]: the host copies, the uploads and the conversions overlap); the
+/// status words of each chunk are checked while the next one uploads, and `release(offset, len)`
+/// is told each chunk's bytes once they are on the device. `pinned`: the staging, made on first
+/// use and kept for the next section.
 fn convert_resident<G: Group>(
     gpu: &Gpu,
     k: &SrsKernels,
     bytes: &[u8],
+    pinned: &mut Option<Pinned>,
     release: &dyn Fn(usize, usize),
 ) -> std::result::Result<DeviceBuffer<u32>, String> {
     let n = bytes.len() / G::SER;
     let out = gpu.alloc::<u32>(n * 2 * G::W).map_err(|e| e.to_string())?;
-    let chunk = RESIDENT_CHUNK.min(n.max(1));
-    let mut staging = gpu.alloc::<u8>(chunk * G::SER).map_err(|e| e.to_string())?;
-    let mut status = gpu.alloc::<u32>(chunk).map_err(|e| e.to_string())?;
-    let c = converter::<G>(k).map_err(|e| e.to_string())?;
-    let mut st = vec![0u32; chunk];
-    for first in (0..n).step_by(chunk) {
-        let len = chunk.min(n - first);
-        staging.copy_from_host(&bytes[first * G::SER..(first + len) * G::SER]).map_err(|e| e.to_string())?;
-        release(first * G::SER, len * G::SER);
-        status.fill_bytes(0xff).map_err(|e| e.to_string())?;
-        convert::<G>(gpu, c, &out, first, &staging, &status, len).map_err(|e| e.to_string())?;
-        status.copy_to_host(&mut st[..len]).map_err(|e| e.to_string())?;
-        if let Some((i, s)) = st[..len].iter().enumerate().find(|(_, s)| **s != 0) {
-            return Err(format!("point {} is invalid ({})", first + i, status_reason(*s)));
-        }
+    if n == 0 {
+        return Ok(out);
     }
+    let chunk = (RESIDENT_CHUNK_BYTES / G::SER).min(n);
+    let staging = match pinned.take() {
+        Some(p) if p.fits::<G>(chunk) => p,
+        _ => Pinned::new::<G1>(gpu, RESIDENT_CHUNK_BYTES / G1::SER).map_err(|e| e.to_string())?,
+    };
+    let fed = feed::with_feed::<G, _>(gpu, k, staging, &bytes[..n * G::SER], chunk, |feed| {
+        feed.upload(0)?;
+        for i in 0..feed.chunks() {
+            let first = i * chunk;
+            let len = chunk.min(n - first);
+            feed.convert(i, out.slice(first * 2 * G::W..(first + len) * 2 * G::W)?)?;
+            if i + 1 < feed.chunks() {
+                feed.upload(i + 1)?;
+            }
+            feed.check()?;
+            release(first * G::SER, len * G::SER);
+        }
+        Ok(())
+    });
+    let ((), kept, _) = fed.map_err(|e| e.to_string())?;
+    *pinned = kept;
     Ok(out)
 }
 

@@ -1,9 +1,10 @@
 //! One MSM on the device: the chunk loop and the kernel launches (kernels and their launchers:
 //! scripts/ptxgen/msm.py, msm_sort.py; `gpu::kernels::MsmKernels`).
 use super::plan::{self, MsmPlan, RUN_T, SLIM_BLOCK};
-use super::source::{PinnedCache, Source};
+use super::source::{self, PinnedCache, Source};
 use super::tuning::MsmTuning;
 use super::{MsmPoints, Weights};
+use crate::gpu::feed::{self, FeedStats};
 use crate::gpu::kernels::msm::{EC_BLOCK, SCAN_TILE};
 use crate::gpu::kernels::{
     blocks_for, Grid, MsmAccumulateArgs, MsmBitmapSortArgs, MsmBucketSumsArgs, MsmCountDenseArgs, MsmDigitsArgs,
@@ -16,10 +17,9 @@ use std::sync::{Arc, Mutex};
 
 /// Threads per block of the element-wise kernels (digits, dense count, the sort at full width).
 const BLOCK: u32 = 256;
-/// Default chunk: all points when they are on the device (up to 2^26), 256 MiB of raw bytes per
-/// staging buffer when they are streamed from the host.
+/// Default chunk when the points are on the device: all of them up to 2^26 (streamed from the
+/// host, a staging buffer's worth: [`MsmTuning::stage_bytes`]).
 const DEVICE_CHUNK: usize = 1 << 26;
-const HOST_STAGE_BYTES: usize = 256 << 20;
 /// Priority of the sort's stream: the most urgent, so that a freed SM slot goes to the sort's
 /// next block first and group g+1 is ready before group g's accumulation ends (G1 2^26 on the
 /// H200: 404.5 ms against 408.9 at the default priority). Clamped to the device's range.
@@ -52,7 +52,7 @@ pub(super) fn msm<G: Group>(
         Weights::Bitmap(_) => None,
     };
     let host = matches!(points, MsmPoints::Host(_));
-    let default = if host { HOST_STAGE_BYTES / G::SER } else { DEVICE_CHUNK };
+    let default = if host { tuning.stage_bytes() / G::SER } else { DEVICE_CHUNK };
     let mut plan = MsmPlan::new(n, dense, if chunk == 0 { default } else { chunk }, tuning);
     if chunk == 0 {
         // The workspace fits what the device has free and, under a memory plan, what the plan
@@ -61,52 +61,85 @@ pub(super) fn msm<G: Group>(
         let room = gpu.ctx.ledger.headroom().map_or(free, |h| (h as usize).min(free));
         plan = plan.fit((room + cache.bytes()) / 10 * 8, 4 * G::W, sms);
     }
-    let mut src = Source::<G>::new(gpu, kernels.srs, pinned, points, n, plan.chunk)?;
-    let mut run = match Run::<G>::new(gpu, kernels.msm, plan, sms, cache.take(gpu)) {
+    let new_run = || match Run::<G>::new(gpu, kernels.msm, plan, sms, cache.take(gpu)) {
         // Cached buffers of other sizes were held while the new ones were allocated; they are
         // freed now (Run::new dropped them), so the workspace is allocated afresh.
-        Err(e) if e.is_out_of_memory() => Run::<G>::new(gpu, kernels.msm, plan, sms, Vec::new())?,
-        r => r?,
+        Err(e) if e.is_out_of_memory() => Run::<G>::new(gpu, kernels.msm, plan, sms, Vec::new()),
+        r => r,
     };
-    phases.mark("setup")?;
-    src.stage(0, 0, plan.chunk.min(n))?;
+    let (mut run, fed) = match points {
+        MsmPoints::Device { buf, first } => {
+            let mut src = source::device_points::<G>(buf, first, n)?;
+            let mut run = new_run()?;
+            phases.mark("setup")?;
+            accumulate_chunks(&mut run, &mut src, w, n, &mut phases)?;
+            (run, None)
+        }
+        MsmPoints::Host(bytes) => {
+            let bytes = source::host_points::<G>(bytes, n)?;
+            let len = plan.chunk.min(n);
+            let staging = pinned.take::<G>(gpu, len)?;
+            let (run, kept, stats) = feed::with_feed::<G, _>(gpu, kernels.srs, staging, bytes, len, |feed| {
+                let mut src = Source::Host { pts: gpu.alloc(len * 2 * G::W)?, feed };
+                let mut run = new_run()?;
+                phases.mark("setup")?;
+                accumulate_chunks(&mut run, &mut src, w, n, &mut phases)?;
+                Ok(run)
+            })?;
+            if let Some(p) = kept {
+                pinned.put(p);
+            }
+            (run, Some(stats))
+        }
+    };
+    let r = match w {
+        Weights::Bitmap(_) => run.read_point(run.plan.ones()),
+        Weights::Scalars(_) => run.reduce_windows(),
+    }?;
+    phases.mark("reduce")?;
+    phases.report(G::NAME, &plan, fed)?;
+    cache.put(run.into_buffers());
+    Ok(r)
+}
+
+/// The chunk loop: each chunk's points (converted from the host's bytes, or on the device
+/// already), its sort window group by window group, each group's accumulation into the buckets
+/// and the join of the buckets split between threads. The next chunk's upload is enqueued once
+/// this chunk's accumulations are, so the copy engine moves it while they run.
+fn accumulate_chunks<G: Group>(
+    run: &mut Run<'_, G>,
+    src: &mut Source<'_, '_, G>,
+    w: Weights,
+    n: usize,
+    phases: &mut Phases,
+) -> Result<()> {
+    let plan = run.plan;
+    src.upload(0)?;
     for k in 0..plan.chunks() {
         let s = k * plan.chunk;
         let len = plan.chunk.min(n - s);
-        src.upload(k, len)?;
+        src.convert(k)?;
         phases.mark("points")?;
         let groups = run.sort_chunk(w, s, len)?;
-        if k + 1 < plan.chunks() {
-            let s1 = s + plan.chunk;
-            src.stage(k + 1, s1, plan.chunk.min(n - s1))?; // the CPU copies while the device sorts
-        }
-        let pts = src.points(s, len)?;
         let mut records = 0;
         for g in 0..groups {
             let (base, total) = run.wait_sorted(g)?;
             phases.mark("sort")?;
-            if g == 0 && host {
-                src.check(s, len)?; // the conversion's status words of this chunk
+            if g == 0 {
+                src.check()?; // the conversion's status words of this chunk
             }
-            records += run.accumulate_buckets(pts, base, total, records, g)?;
+            records += run.accumulate_buckets(src.points(s, len)?, base, total, records, g)?;
             phases.mark("accumulate")?;
+        }
+        if k + 1 < plan.chunks() {
+            src.upload(k + 1)?;
         }
         run.join_accumulations()?;
         phases.mark("accumulate")?;
         run.join_split_buckets(records)?;
         phases.mark("join")?;
     }
-    let r = match w {
-        Weights::Bitmap(_) => run.read_point(run.plan.ones()),
-        Weights::Scalars(_) => run.reduce_windows(),
-    }?;
-    phases.mark("reduce")?;
-    phases.report(G::NAME, &plan)?;
-    cache.put(run.into_buffers());
-    if let Some(p) = src.into_pinned() {
-        pinned.put(p);
-    }
-    Ok(r)
+    Ok(())
 }
 
 /// Number of scalars that are neither 0 nor 1 (sizes the window).
@@ -657,7 +690,7 @@ impl Phases {
         Ok(())
     }
 
-    fn report(&self, group: &str, plan: &MsmPlan) -> Result<()> {
+    fn report(&self, group: &str, plan: &MsmPlan, fed: Option<FeedStats>) -> Result<()> {
         if !self.on {
             return Ok(());
         }
@@ -670,7 +703,12 @@ impl Phases {
             }
         }
         let total: f64 = sums.iter().map(|s| s.1).sum();
-        let parts: Vec<String> = sums.iter().map(|(n, ms)| format!("{n} {ms:.2}")).collect();
+        let mut parts: Vec<String> = sums.iter().map(|(n, ms)| format!("{n} {ms:.2}")).collect();
+        if let Some(f) = fed {
+            // host side: the staging thread's copies and how long the chunk loop waited for them
+            let rate = f.bytes as f64 / f.fill_s.max(1e-9) / 1e9;
+            parts.push(format!("(host copies {:.2} at {rate:.1} GB/s, waited {:.2})", f.fill_s * 1e3, f.wait_s * 1e3));
+        }
         eprintln!(
             "msm {group} n={} c={} nwin={} chunks={}: {} ms = {}",
             plan.n,

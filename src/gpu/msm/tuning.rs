@@ -21,6 +21,11 @@ pub struct MsmTuning {
     /// Blocks of one warp per SM of the sort launches that run beside an accumulation, 1..=64
     /// (`FILSNARK_MSM_SLIM_BLOCKS`, default 1): each takes registers the accumulation would use.
     pub slim_blocks_per_sm: u32,
+    /// MiB of raw points per chunk of a streamed MSM, 16..=2048 (`FILSNARK_MSM_STAGE_MIB`,
+    /// default 256): two pinned staging buffers and two device buffers of this size, plus the
+    /// converted chunk; a larger chunk has fewer sorts and joins, and takes more memory on both
+    /// sides.
+    pub stage_mib: u32,
     /// Print each MSM's phase times (CUDA events) to stderr (`FILSNARK_MSM_PHASES` set).
     pub phases: bool,
 }
@@ -33,6 +38,7 @@ impl Default for MsmTuning {
             threads_per_sm: 2048,
             segment_threads_per_sm: 512,
             slim_blocks_per_sm: 1,
+            stage_mib: 256,
             phases: false,
         }
     }
@@ -62,8 +68,16 @@ impl MsmTuning {
             segment_threads_per_sm: number("FILSNARK_MSM_SEGMENT_THREADS_PER_SM", 64, 8192)?
                 .unwrap_or(d.segment_threads_per_sm),
             slim_blocks_per_sm: number("FILSNARK_MSM_SLIM_BLOCKS", 1, 64)?.unwrap_or(d.slim_blocks_per_sm),
+            stage_mib: number("FILSNARK_MSM_STAGE_MIB", 16, 2048)?.unwrap_or(d.stage_mib),
             phases: var("FILSNARK_MSM_PHASES").is_some(),
         })
+    }
+}
+
+impl MsmTuning {
+    /// Bytes of raw points per chunk of a streamed MSM.
+    pub fn stage_bytes(&self) -> usize {
+        (self.stage_mib as usize) << 20
     }
 }
 
@@ -79,10 +93,12 @@ mod tests {
             "FILSNARK_MSM_WINDOW" => Some("21".to_string()),
             "FILSNARK_MSM_THREADS_PER_SM" => Some(" 1024 ".to_string()),
             "FILSNARK_MSM_PHASES" => Some(String::new()),
+            "FILSNARK_MSM_STAGE_MIB" => Some("512".to_string()),
             _ => None,
         };
         let t = MsmTuning::from_vars(set).unwrap();
         assert_eq!((t.window, t.threads_per_sm, t.phases, t.groups), (Some(21), 1024, true, None));
+        assert_eq!(t.stage_bytes(), 512 << 20);
         let bad = |name: &str| (name == "FILSNARK_MSM_SLIM_BLOCKS").then(|| "0".to_string());
         let e = MsmTuning::from_vars(bad).unwrap_err();
         assert!(e.contains("FILSNARK_MSM_SLIM_BLOCKS"), "{e}");

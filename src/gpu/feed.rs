@@ -1,0 +1,257 @@
+//! Raw `.params` points from host memory (the mmapped file) to converted points on the device,
+//! chunk after chunk, with the three engines busy at once: a staging thread copies chunk k+2
+//! into one of two pinned buffers while the copy engine uploads chunk k+1 (its own stream) and
+//! the SMs convert chunk k and run whatever the caller enqueues after it (the MSM's sort and
+//! accumulation). Used by the streamed MSM ([`super::msm`]) and by residency
+//! ([`super::srs::ResidentSrs`]).
+//!
+//! Order of the work, per chunk k (buffers k % 2):
+//! - staging thread: waits for pinned[k % 2]'s last upload, copies the chunk's bytes into it;
+//! - [`Feed::upload`]: the copy stream waits until the compute stream has converted
+//!   raw[k % 2]'s last chunk (k − 2), uploads pinned → raw, records `uploaded`;
+//! - [`Feed::convert`]: the compute stream waits for `uploaded`, converts raw → the caller's
+//!   points, records `converted`, downloads the status words; [`Feed::check`] reads them.
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::kernels::{blocks_for, SrsConvert, SrsConvertArgs, SrsKernels};
+use super::layout::Group;
+use super::srs::{converter, status_reason};
+use super::staging::staging_pool;
+use super::{DeviceBuffer, DeviceSlice, Event, Gpu, GpuError, PinnedBuffer, Result, Stream};
+
+/// Bytes each task of the staging copy moves.
+const TASK_BYTES: usize = 1 << 20;
+
+/// The pinned staging of one feed: two buffers of raw bytes and the status words of a chunk.
+/// Kept by the caller from one feed to the next: page-locking and zeroing 2 × 256 MiB anew took
+/// ~300 ms (H100, 32GiB under a 24 GiB cap, five to seven streamed MSMs a partition).
+pub struct Pinned {
+    stage: Vec<PinnedBuffer<u8>>,
+    status: PinnedBuffer<u32>,
+}
+
+impl Pinned {
+    /// Staging for chunks of `chunk` points of group G.
+    pub fn new<G: Group>(gpu: &Gpu, chunk: usize) -> Result<Pinned> {
+        let bytes = chunk * G::SER;
+        Ok(Pinned {
+            stage: vec![PinnedBuffer::new(&gpu.ctx, bytes)?, PinnedBuffer::new(&gpu.ctx, bytes)?],
+            status: PinnedBuffer::new(&gpu.ctx, chunk)?,
+        })
+    }
+
+    /// Whether this staging holds chunks of `chunk` points of group G.
+    pub fn fits<G: Group>(&self, chunk: usize) -> bool {
+        self.stage.len() == 2 && self.stage.iter().all(|b| b.len() >= chunk * G::SER) && self.status.len() >= chunk
+    }
+}
+
+/// Host-side seconds of a feed: the staging thread's copies and the time the caller waited for
+/// them (the part of the copies that did not hide behind the device's work).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FeedStats {
+    pub fill_s: f64,
+    pub wait_s: f64,
+    pub bytes: usize,
+}
+
+/// A chunk the staging thread has copied.
+struct Filled {
+    k: usize,
+    buf: PinnedBuffer<u8>,
+    secs: f64,
+}
+
+/// The device side of a feed (see the module documentation); made by [`with_feed`].
+pub struct Feed<'a, G: Group> {
+    gpu: &'a Gpu,
+    conv: &'a SrsConvert,
+    n: usize,
+    chunk: usize,
+    copy: Arc<Stream>,
+    raw: [DeviceBuffer<u8>; 2],
+    uploaded: [Event; 2],
+    converted: [Event; 2],
+    status: DeviceBuffer<u32>,
+    status_host: PinnedBuffer<u32>,
+    filled: Receiver<Result<Filled>>,
+    empty: Sender<PinnedBuffer<u8>>,
+    /// Staging buffers no later chunk needs (returned with the status buffer at the end).
+    kept: Vec<PinnedBuffer<u8>>,
+    /// Length of the chunk last converted (for `check`).
+    last: (usize, usize),
+    pub stats: FeedStats,
+    _g: std::marker::PhantomData<G>,
+}
+
+/// Runs `f` with a feed of the `n = bytes.len() / G::SER` points of `bytes`, `chunk` points at a
+/// time through `pinned` (see [`Pinned::fits`]). Returns f's result, the staging when every
+/// buffer came back (for the next feed), and the feed's host-side seconds.
+pub fn with_feed<G: Group, R>(
+    gpu: &Gpu,
+    srs: &SrsKernels,
+    pinned: Pinned,
+    bytes: &[u8],
+    chunk: usize,
+    f: impl FnOnce(&mut Feed<'_, G>) -> Result<R>,
+) -> Result<(R, Option<Pinned>, FeedStats)> {
+    let n = bytes.len() / G::SER;
+    if !pinned.fits::<G>(chunk) || chunk == 0 {
+        return Err(GpuError::Invalid(format!("a feed of {chunk}-point chunks given smaller staging")));
+    }
+    let chunks = n.div_ceil(chunk);
+    let copy = Stream::new(&gpu.ctx)?;
+    let raw = [DeviceBuffer::alloc(&copy, chunk * G::SER)?, DeviceBuffer::alloc(&copy, chunk * G::SER)?];
+    let Pinned { stage, status: status_host } = pinned;
+    let (empty_tx, empty_rx) = channel::<PinnedBuffer<u8>>();
+    let (filled_tx, filled_rx) = sync_channel::<Result<Filled>>(2);
+    let mut kept = Vec::new();
+    for (i, b) in stage.into_iter().enumerate() {
+        if i < chunks {
+            empty_tx.send(b).expect("the receiver is alive");
+        } else {
+            kept.push(b);
+        }
+    }
+    let ctx = gpu.ctx.clone();
+    std::thread::scope(|scope| {
+        scope.spawn(move || fill_chunks(&ctx, bytes, G::SER, chunk, n, empty_rx, filled_tx));
+        let mut feed = Feed::<G> {
+            gpu,
+            conv: converter::<G>(srs)?,
+            n,
+            chunk,
+            copy,
+            raw,
+            uploaded: [Event::untimed(&gpu.ctx)?, Event::untimed(&gpu.ctx)?],
+            converted: [Event::untimed(&gpu.ctx)?, Event::untimed(&gpu.ctx)?],
+            status: gpu.alloc(chunk)?,
+            status_host,
+            filled: filled_rx,
+            empty: empty_tx,
+            kept,
+            last: (0, 0),
+            stats: FeedStats::default(),
+            _g: std::marker::PhantomData,
+        };
+        let r = f(&mut feed)?;
+        // Dropping the feed closes both channels: the staging thread stops at its next step.
+        let Feed { kept, status_host, stats, .. } = feed;
+        let pinned = (kept.len() == 2).then_some(Pinned { stage: kept, status: status_host });
+        Ok((r, pinned, stats))
+    })
+}
+
+/// The staging thread: chunk after chunk, takes an empty pinned buffer (its last upload done),
+/// copies the chunk's bytes into it on the staging pool and hands it over. Stops when either
+/// channel closes (the feed finished or failed).
+fn fill_chunks(
+    ctx: &crate::gpu::Context,
+    bytes: &[u8],
+    ser: usize,
+    chunk: usize,
+    n: usize,
+    empty: Receiver<PinnedBuffer<u8>>,
+    filled: SyncSender<Result<Filled>>,
+) {
+    if let Err(e) = ctx.bind() {
+        let _ = filled.send(Err(e));
+        return;
+    }
+    for k in 0..n.div_ceil(chunk) {
+        let Ok(mut buf) = empty.recv() else { return };
+        let (s, len) = (k * chunk, chunk.min(n - k * chunk));
+        let clock = Instant::now();
+        let msg = match buf.host_mut(..len * ser) {
+            Ok(dst) => {
+                let src = &bytes[s * ser..(s + len) * ser];
+                staging_pool().install(|| {
+                    dst.par_chunks_mut(TASK_BYTES)
+                        .zip(src.par_chunks(TASK_BYTES))
+                        .for_each(|(d, s)| d.copy_from_slice(s))
+                });
+                Ok(Filled { k, buf, secs: clock.elapsed().as_secs_f64() })
+            }
+            Err(e) => Err(e),
+        };
+        if filled.send(msg).is_err() {
+            return;
+        }
+    }
+}
+
+impl<G: Group> Feed<'_, G> {
+    /// Number of chunks.
+    pub fn chunks(&self) -> usize {
+        self.n.div_ceil(self.chunk)
+    }
+
+    /// Points s..s+len of chunk k.
+    fn range(&self, k: usize) -> (usize, usize) {
+        let s = k * self.chunk;
+        (s, self.chunk.min(self.n - s))
+    }
+
+    /// Waits for the staging thread's copy of chunk k and enqueues its upload on the copy stream
+    /// (after the conversion that last read the same device buffer).
+    pub fn upload(&mut self, k: usize) -> Result<()> {
+        let clock = Instant::now();
+        let filled = self
+            .filled
+            .recv()
+            .map_err(|_| GpuError::Invalid("the staging thread stopped before the last chunk".into()))??;
+        self.stats.wait_s += clock.elapsed().as_secs_f64();
+        if filled.k != k {
+            return Err(GpuError::Invalid(format!("staged chunk {} arrived for chunk {k}", filled.k)));
+        }
+        let (_, len) = self.range(k);
+        self.stats.fill_s += filled.secs;
+        self.stats.bytes += len * G::SER;
+        let i = k % 2;
+        self.copy.wait(&self.converted[i])?;
+        self.raw[i].upload(0, &filled.buf, 0..len * G::SER)?;
+        self.uploaded[i].record(&self.copy)?;
+        // The staging thread's next write into the buffer waits for this upload (host_mut).
+        if k + 2 < self.chunks() {
+            self.empty
+                .send(filled.buf)
+                .map_err(|_| GpuError::Invalid("the staging thread stopped before the last chunk".into()))?;
+        } else {
+            self.kept.push(filled.buf);
+        }
+        Ok(())
+    }
+
+    /// Enqueues on the compute stream, after chunk k's upload: its conversion into `out` (the
+    /// chunk's points from its first) and the download of its status words.
+    pub fn convert(&mut self, k: usize, out: DeviceSlice<'_, u32>) -> Result<()> {
+        let (s, len) = self.range(k);
+        let i = k % 2;
+        let stream = &self.gpu.stream;
+        stream.wait(&self.uploaded[i])?;
+        let block = self.conv.kernel().max_threads_per_block()?.clamp(32, 256) as u32;
+        let args = SrsConvertArgs { out, in0: self.raw[i].view(), status: self.status.view(), n: len as u32 };
+        self.conv.launch(stream, blocks_for(len, block), block, &args)?;
+        self.converted[i].record(stream)?;
+        self.status.download(stream, 0, &mut self.status_host, 0, len)?;
+        self.last = (s, len);
+        Ok(())
+    }
+
+    /// Waits for the status words of the chunk last converted: a bad point is an error naming
+    /// its index among the feed's points.
+    pub fn check(&self) -> Result<()> {
+        let (s, len) = self.last;
+        let status = self.status_host.host(..len)?;
+        match status.iter().position(|&x| x != 0) {
+            Some(i) => {
+                Err(GpuError::Invalid(format!("{} point {} is invalid: {}", G::NAME, s + i, status_reason(status[i]))))
+            }
+            None => Ok(()),
+        }
+    }
+}
