@@ -14,6 +14,7 @@ use filsnark::gpu::layout::{fr_words, Group, G1, G2};
 use filsnark::gpu::msm::{Msm, MsmPoints, MsmTuning};
 use filsnark::gpu::selftest::{affine, random_points};
 use filsnark::gpu::{srs, DeviceBuffer, Gpu, Result};
+use filsnark::srs::RawPoints;
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
@@ -200,7 +201,7 @@ fn check_streams<G: TestGroup>(n: usize) {
     let (dp, status) = srs::convert_section::<G>(&gpu, &sm, &bytes).unwrap();
     assert!(status.iter().all(|&x| x == 0));
     let want = reference::<G>(&p, &s);
-    let host = G::gpu_msm(&msm, &gpu, MsmPoints::Host(&bytes), &ds, 1000).unwrap();
+    let host = G::gpu_msm(&msm, &gpu, MsmPoints::Host(RawPoints::memory(&bytes)), &ds, 1000).unwrap();
     let dev = G::gpu_msm(&msm, &gpu, MsmPoints::Device { buf: &dp, first: 0 }, &ds, 0).unwrap();
     let chunked = G::gpu_msm(&msm, &gpu, MsmPoints::Device { buf: &dp, first: 0 }, &ds, 1000).unwrap();
     assert!(G::eq(&dev, &want), "{} device path differs from blst", G::NAME);
@@ -213,7 +214,9 @@ fn check_streams<G: TestGroup>(n: usize) {
     let mut bad = bytes.clone();
     let k = n / 2 + 3;
     bad[(k + 1) * G::SER - 1] ^= 1;
-    let Err(e) = G::gpu_msm(&msm, &gpu, MsmPoints::Host(&bad), &ds, 1000) else { panic!("corrupt point accepted") };
+    let Err(e) = G::gpu_msm(&msm, &gpu, MsmPoints::Host(RawPoints::memory(&bad)), &ds, 1000) else {
+        panic!("corrupt point accepted")
+    };
     assert!(e.to_string().contains(&format!("point {k} ")), "{e}");
     println!("{} streams ok; bad point: {e}", G::NAME);
 }
@@ -254,7 +257,7 @@ fn check_batch<G: TestGroup>(n: usize, chunk: usize) {
     };
     assert!(G::eq(&dev, &want), "{} batch addition of {n} points differs from blst", G::NAME);
     if G::W == 12 {
-        let h = msm.batch_add_g1_chunked(&gpu, MsmPoints::Host(&bytes), &bm, n, chunk).unwrap();
+        let h = msm.batch_add_g1_chunked(&gpu, MsmPoints::Host(RawPoints::memory(&bytes)), &bm, n, chunk).unwrap();
         assert!(G::eq(&G::from_jac_words(&G1::jac_words(&h)), &want), "streamed batch addition differs");
     }
     // the same bits as scalars through the MSM (no dense scalar: the ones bucket alone)

@@ -1,4 +1,4 @@
-//! Raw `.params` points from host memory (the mmapped file) to converted points on the device,
+//! Raw `.params` points from host memory (the file, [`RawPoints`]) to converted points on the device,
 //! chunk after chunk, with the three engines busy at once: a staging thread copies chunk k+2
 //! into one of two pinned buffers while the copy engine uploads chunk k+1 (its own stream) and
 //! the SMs convert chunk k and run whatever the caller enqueues after it (the MSM's sort and
@@ -22,6 +22,7 @@ use super::layout::Group;
 use super::srs::{converter, status_reason};
 use super::staging::staging_pool;
 use super::{DeviceBuffer, DeviceSlice, Event, Gpu, GpuError, PinnedBuffer, Result, Stream};
+use crate::srs::RawPoints;
 
 /// Bytes each task of the staging copy moves.
 const TASK_BYTES: usize = 1 << 20;
@@ -88,18 +89,18 @@ pub struct Feed<'a, G: Group> {
     _g: std::marker::PhantomData<G>,
 }
 
-/// Runs `f` with a feed of the `n = bytes.len() / G::SER` points of `bytes`, `chunk` points at a
+/// Runs `f` with a feed of the `n = points.len() / G::SER` points of `points`, `chunk` points at a
 /// time through `pinned` (see [`Pinned::fits`]). Returns f's result, the staging when every
 /// buffer came back (for the next feed), and the feed's host-side seconds.
 pub fn with_feed<G: Group, R>(
     gpu: &Gpu,
     srs: &SrsKernels,
     pinned: Pinned,
-    bytes: &[u8],
+    points: RawPoints<'_>,
     chunk: usize,
     f: impl FnOnce(&mut Feed<'_, G>) -> Result<R>,
 ) -> Result<(R, Option<Pinned>, FeedStats)> {
-    let n = bytes.len() / G::SER;
+    let n = points.len() / G::SER;
     if !pinned.fits::<G>(chunk) || chunk == 0 {
         return Err(GpuError::Invalid(format!("a feed of {chunk}-point chunks given smaller staging")));
     }
@@ -119,7 +120,7 @@ pub fn with_feed<G: Group, R>(
     }
     let ctx = gpu.ctx.clone();
     std::thread::scope(|scope| {
-        scope.spawn(move || fill_chunks(&ctx, bytes, G::SER, chunk, n, empty_rx, filled_tx));
+        scope.spawn(move || fill_chunks(&ctx, points, G::SER, chunk, n, empty_rx, filled_tx));
         let mut feed = Feed::<G> {
             gpu,
             conv: converter::<G>(srs)?,
@@ -147,11 +148,11 @@ pub fn with_feed<G: Group, R>(
 }
 
 /// The staging thread: chunk after chunk, takes an empty pinned buffer (its last upload done),
-/// copies the chunk's bytes into it on the staging pool and hands it over. Stops when either
-/// channel closes (the feed finished or failed).
+/// copies the chunk's bytes into it on the staging pool (1 MiB per task, read from the file or
+/// memory) and hands it over. Stops when either channel closes (the feed finished or failed).
 fn fill_chunks(
     ctx: &crate::gpu::Context,
-    bytes: &[u8],
+    raw: RawPoints<'_>,
     ser: usize,
     chunk: usize,
     n: usize,
@@ -168,13 +169,15 @@ fn fill_chunks(
         let clock = Instant::now();
         let msg = match buf.host_mut(..len * ser) {
             Ok(dst) => {
-                let src = &bytes[s * ser..(s + len) * ser];
-                staging_pool().install(|| {
-                    dst.par_chunks_mut(TASK_BYTES)
-                        .zip(src.par_chunks(TASK_BYTES))
-                        .for_each(|(d, s)| d.copy_from_slice(s))
-                });
-                Ok(Filled { k, buf, secs: clock.elapsed().as_secs_f64() })
+                let at = s * ser;
+                staging_pool()
+                    .install(|| {
+                        dst.par_chunks_mut(TASK_BYTES)
+                            .enumerate()
+                            .try_for_each(|(i, d)| raw.copy_to(at + i * TASK_BYTES, d))
+                    })
+                    .map_err(GpuError::Invalid)
+                    .map(|()| Filled { k, buf, secs: clock.elapsed().as_secs_f64() })
             }
             Err(e) => Err(e),
         };

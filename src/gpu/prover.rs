@@ -265,7 +265,7 @@ impl GpuProver {
         let ledger = &self.gpu.ctx.ledger;
         let points = |kind: SectionKind| match p.resident.as_ref().and_then(|res| res.section(kind)) {
             Some(buf) => MsmPoints::Device { buf, first: 0 },
-            None => MsmPoints::Host(srs.raw(kind)),
+            None => MsmPoints::Host(srs.raw_points(kind)),
         };
         // A streamed section's file pages leave the process's RSS once its MSM is done.
         let streamed = |kind: SectionKind| {

@@ -22,6 +22,7 @@ use super::msm::{Msm, MsmPoints};
 use super::staging::staging_pool;
 use super::{DeviceBuffer, Gpu, GpuError, Result};
 use crate::circuit::Density;
+use crate::srs::RawPoints;
 use crate::witness::PackedWitness;
 
 /// Threads per block of the gathers (whole warps: gather_bits votes per warp).
@@ -215,13 +216,13 @@ impl SplitQuery {
                 msm.msm_first::<G>(gpu, MsmPoints::Device { buf: &gathered, first: 0 }, &self.scalars, n, 0)?
             }
             MsmPoints::Host(raw) => {
-                let bytes = gather_raw(raw, G::SER, &self.positions);
-                msm.msm_first::<G>(gpu, MsmPoints::Host(&bytes), &self.scalars, n, 0)?
+                let bytes = gather_raw(raw.bytes(), G::SER, &self.positions);
+                msm.msm_first::<G>(gpu, MsmPoints::Host(RawPoints::memory(&bytes)), &self.scalars, n, 0)?
             }
         };
         let ones_points = match points {
             MsmPoints::Device { buf, first } => MsmPoints::Device { buf, first: first + self.ones_first },
-            MsmPoints::Host(raw) => MsmPoints::Host(&raw[self.ones_first * G::SER..]),
+            MsmPoints::Host(raw) => MsmPoints::Host(raw.slice(self.ones_first * G::SER..raw.len())),
         };
         let ones = msm.batch_add::<G>(gpu, ones_points, &self.ones, self.ones_len)?;
         Ok(G::add(&ones, &dense))

@@ -14,7 +14,7 @@ use super::feed::{self, Pinned};
 use super::kernels::{blocks_for, SrsConvert, SrsConvertArgs, SrsKernels};
 use super::layout::{Group, G1, G2};
 use super::{DeviceBuffer, Gpu, GpuError, Result};
-use crate::srs::{ParamsFile, SectionKind};
+use crate::srs::{ParamsFile, RawPoints, SectionKind};
 
 /// The conversion kernel of group G, checked against the host's view of G's layout.
 pub fn converter<G: Group>(k: &SrsKernels) -> Result<&SrsConvert> {
@@ -99,9 +99,9 @@ impl ResidentSrs {
             // Each uploaded chunk's file pages leave the process's RSS (the device holds them).
             let release = |at: usize, len: usize| srs.release_pages(kind, at, len);
             let buf = if kind == SectionKind::BG2 {
-                convert_resident::<G2>(gpu, k, srs.raw(kind), &mut pinned, &release)
+                convert_resident::<G2>(gpu, k, srs.raw_points(kind), &mut pinned, &release)
             } else {
-                convert_resident::<G1>(gpu, k, srs.raw(kind), &mut pinned, &release)
+                convert_resident::<G1>(gpu, k, srs.raw_points(kind), &mut pinned, &release)
             };
             let buf = buf.map_err(|e| anyhow!("{}: section {}: {e}", srs.path.display(), kind.name()))?;
             sections.push(Some(buf));
@@ -128,11 +128,11 @@ impl ResidentSrs {
 fn convert_resident<G: Group>(
     gpu: &Gpu,
     k: &SrsKernels,
-    bytes: &[u8],
+    raw: RawPoints<'_>,
     pinned: &mut Option<Pinned>,
     release: &dyn Fn(usize, usize),
 ) -> std::result::Result<DeviceBuffer<u32>, String> {
-    let n = bytes.len() / G::SER;
+    let n = raw.len() / G::SER;
     let out = gpu.alloc::<u32>(n * 2 * G::W).map_err(|e| e.to_string())?;
     if n == 0 {
         return Ok(out);
@@ -142,7 +142,7 @@ fn convert_resident<G: Group>(
         Some(p) if p.fits::<G>(chunk) => p,
         _ => Pinned::new::<G1>(gpu, RESIDENT_CHUNK_BYTES / G1::SER).map_err(|e| e.to_string())?,
     };
-    let fed = feed::with_feed::<G, _>(gpu, k, staging, &bytes[..n * G::SER], chunk, |feed| {
+    let fed = feed::with_feed::<G, _>(gpu, k, staging, raw.slice(0..n * G::SER), chunk, |feed| {
         feed.upload(0)?;
         for i in 0..feed.chunks() {
             let first = i * chunk;

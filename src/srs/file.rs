@@ -10,6 +10,7 @@ use blstrs::{G1Affine, G2Affine};
 use memmap2::Mmap;
 
 use super::points::{G1_BYTES, G2_BYTES};
+use super::raw::RawPoints;
 use crate::ec::{G1, G2};
 
 /// The five point sections of a `.params` file, in file order.
@@ -94,6 +95,10 @@ impl Shape {
 pub struct ParamsFile {
     pub path: PathBuf,
     map: Mmap,
+    /// The open file behind the map: streamed points are copied out with positioned reads
+    /// ([`RawPoints`]) unless `FILSNARK_PARAMS_READ=map`.
+    file: File,
+    read_file: bool,
     pub vk: VerifyingKey,
     pub sections: [Section; 5],
     /// Outcome of the sampled point check, done once per open file.
@@ -165,6 +170,16 @@ pub fn read_vk_file(path: &Path) -> Result<VerifyingKey> {
     Ok(vk)
 }
 
+/// `FILSNARK_PARAMS_READ`: `file` (the default) copies streamed points out with positioned
+/// reads, `map` through the mapping (the way before; kept to compare the two).
+fn read_file_setting() -> std::result::Result<bool, String> {
+    match std::env::var("FILSNARK_PARAMS_READ").as_deref() {
+        Err(_) | Ok("file") => Ok(true),
+        Ok("map") => Ok(false),
+        Ok(v) => Err(format!("FILSNARK_PARAMS_READ={v}: expected file or map")),
+    }
+}
+
 impl ParamsFile {
     /// Maps the file and locates its sections; reads no section points.
     pub fn open(path: &Path) -> Result<Self> {
@@ -201,7 +216,8 @@ impl ParamsFile {
                 map.len()
             );
         }
-        Ok(Self { path: path.to_path_buf(), map, vk, sections, sampled: OnceLock::new() })
+        let read_file = read_file_setting().map_err(|e| anyhow!(e))?;
+        Ok(Self { path: path.to_path_buf(), map, file, read_file, vk, sections, sampled: OnceLock::new() })
     }
 
     pub fn section(&self, kind: SectionKind) -> &Section {
@@ -212,6 +228,17 @@ impl ParamsFile {
     pub fn raw(&self, kind: SectionKind) -> &[u8] {
         let s = self.section(kind);
         &self.map[s.offset..s.offset + s.count * kind.point_bytes()]
+    }
+
+    /// A section's raw points as the streamed MSMs and the resident upload copy them: read from
+    /// the file (no page of the map touched) or, with `FILSNARK_PARAMS_READ=map`, through the map.
+    pub fn raw_points(&self, kind: SectionKind) -> RawPoints<'_> {
+        let bytes = self.raw(kind);
+        if self.read_file {
+            RawPoints::mapped(bytes, &self.file, &self.path, self.section(kind).offset as u64)
+        } else {
+            RawPoints::memory(bytes)
+        }
     }
 
     /// Drops this process's pages of `len` bytes at `offset` of a section (once they are on the

@@ -8,7 +8,9 @@
 pub mod file;
 pub mod locate;
 pub mod points;
+pub mod raw;
 pub mod write;
 
 pub use file::{ParamsFile, Section, SectionKind, Shape, VerifyingKey};
 pub use locate::{params_dir, ParamsDirSource};
+pub use raw::RawPoints;

@@ -22,6 +22,7 @@ use super::kernels::{MsmKernels, SrsKernels};
 use super::layout::{Group, G1, G2};
 use super::{DeviceBuffer, Gpu, GpuError, Result};
 use crate::ec::{P1, P2};
+use crate::srs::RawPoints;
 
 mod pipeline;
 mod plan;
@@ -35,10 +36,11 @@ pub use tuning::MsmTuning;
 pub enum MsmPoints<'a> {
     /// Converted affine points already on the device (convert_section layout), starting at point `first`.
     Device { buf: &'a DeviceBuffer<u32>, first: usize },
-    /// Raw .params section bytes (uncompressed big-endian, 96 B per G1 point, 192 B per G2) in host memory
-    /// (usually an mmap): streamed to the device in chunks through pinned, double-buffered staging and
-    /// converted there with the srs kernels (status words checked; a bad point is an error naming its index).
-    Host(&'a [u8]),
+    /// Raw .params section points (uncompressed big-endian, 96 B per G1 point, 192 B per G2) in host
+    /// memory (usually the mapped file, read with positioned reads): streamed to the device in chunks
+    /// through pinned, double-buffered staging and converted there with the srs kernels (status words
+    /// checked; a bad point is an error naming its index).
+    Host(RawPoints<'a>),
 }
 
 /// What multiplies the points: Fr scalars (Montgomery form, 8 words each) or a bitmap (batch addition).

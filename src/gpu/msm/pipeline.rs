@@ -75,11 +75,11 @@ pub(super) fn msm<G: Group>(
             accumulate_chunks(&mut run, &mut src, w, n, &mut phases)?;
             (run, None)
         }
-        MsmPoints::Host(bytes) => {
-            let bytes = source::host_points::<G>(bytes, n)?;
+        MsmPoints::Host(raw) => {
+            let raw = source::host_points::<G>(raw, n)?;
             let len = plan.chunk.min(n);
             let staging = pinned.take::<G>(gpu, len)?;
-            let (run, kept, stats) = feed::with_feed::<G, _>(gpu, kernels.srs, staging, bytes, len, |feed| {
+            let (run, kept, stats) = feed::with_feed::<G, _>(gpu, kernels.srs, staging, raw, len, |feed| {
                 let mut src = Source::Host { pts: gpu.alloc(len * 2 * G::W)?, feed };
                 let mut run = new_run()?;
                 phases.mark("setup")?;

@@ -4,6 +4,7 @@
 use crate::gpu::feed::{Feed, Pinned};
 use crate::gpu::layout::Group;
 use crate::gpu::{DeviceBuffer, DeviceSlice, Gpu, GpuError, Result};
+use crate::srs::RawPoints;
 use std::sync::Mutex;
 
 /// Pinned staging kept from one streamed MSM to the next (2 x 256 MiB once a section streams),
@@ -51,17 +52,17 @@ pub(super) fn device_points<'f, 'a, G: Group>(
     Ok(Source::Device { buf, first })
 }
 
-/// The bytes of the first n raw points, checked against the slice's length.
-pub(super) fn host_points<G: Group>(bytes: &[u8], n: usize) -> Result<&[u8]> {
-    if bytes.len() < n * G::SER {
+/// The first n raw points, checked against their length.
+pub(super) fn host_points<G: Group>(raw: RawPoints<'_>, n: usize) -> Result<RawPoints<'_>> {
+    if raw.len() < n * G::SER {
         return Err(GpuError::Invalid(format!(
             "{n} {} points asked of {} bytes ({} points)",
             G::NAME,
-            bytes.len(),
-            bytes.len() / G::SER
+            raw.len(),
+            raw.len() / G::SER
         )));
     }
-    Ok(&bytes[..n * G::SER])
+    Ok(raw.slice(0..n * G::SER))
 }
 
 impl<G: Group> Source<'_, '_, G> {
