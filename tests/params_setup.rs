@@ -99,6 +99,23 @@ fn setup_into(dir: &Path, extra: &[&str]) -> Output {
     filsnark(&args)
 }
 
+/// Points read from the file with positioned reads (`FILSNARK_PARAMS_READ=file`, the streamed
+/// MSMs' staging) are the mapped bytes, in every section, at its start, middle and end.
+#[test]
+fn file_reads_of_every_section_are_the_mapped_bytes() {
+    let p = filsnark::srs::ParamsFile::open(&test_params_dir().join(format!("{STEM_2KIB}.params"))).unwrap();
+    for kind in filsnark::srs::SectionKind::ALL {
+        let (mapped, file) = (p.raw(kind), p.file_points(kind));
+        assert!(file.reads_file() && file.len() == mapped.len() && !mapped.is_empty());
+        let len = (1 << 20).min(mapped.len());
+        for at in [0, (mapped.len() - len) / 2, mapped.len() - len] {
+            let mut got = vec![0u8; len];
+            file.copy_to(at, &mut got).unwrap();
+            assert!(got == mapped[at..at + len], "section {} bytes {at}..{}", kind.name(), at + len);
+        }
+    }
+}
+
 #[test]
 fn setup_refuses_the_production_cache_without_force() {
     let prod = Path::new("/var/tmp/filecoin-proof-parameters");

@@ -96,7 +96,7 @@ pub struct ParamsFile {
     pub path: PathBuf,
     map: Mmap,
     /// The open file behind the map: streamed points are copied out with positioned reads
-    /// ([`RawPoints`]) unless `FILSNARK_PARAMS_READ=map`.
+    /// ([`RawPoints`]) when `FILSNARK_PARAMS_READ=file`.
     file: File,
     read_file: bool,
     pub vk: VerifyingKey,
@@ -170,13 +170,14 @@ pub fn read_vk_file(path: &Path) -> Result<VerifyingKey> {
     Ok(vk)
 }
 
-/// `FILSNARK_PARAMS_READ`: `file` (the default) copies streamed points out with positioned
-/// reads, `map` through the mapping (the way before; kept to compare the two).
+/// `FILSNARK_PARAMS_READ`: `map` (the default) copies streamed points through the mapping,
+/// `file` with positioned reads of the file. `file` avoids faulting every page in again at each
+/// streamed MSM; it becomes the default once measured on a device (docs/tuning.md).
 fn read_file_setting() -> std::result::Result<bool, String> {
     match std::env::var("FILSNARK_PARAMS_READ").as_deref() {
-        Err(_) | Ok("file") => Ok(true),
-        Ok("map") => Ok(false),
-        Ok(v) => Err(format!("FILSNARK_PARAMS_READ={v}: expected file or map")),
+        Err(_) | Ok("map") => Ok(false),
+        Ok("file") => Ok(true),
+        Ok(v) => Err(format!("FILSNARK_PARAMS_READ={v}: expected map or file")),
     }
 }
 
@@ -230,15 +231,20 @@ impl ParamsFile {
         &self.map[s.offset..s.offset + s.count * kind.point_bytes()]
     }
 
-    /// A section's raw points as the streamed MSMs and the resident upload copy them: read from
-    /// the file (no page of the map touched) or, with `FILSNARK_PARAMS_READ=map`, through the map.
+    /// A section's raw points as the streamed MSMs and the resident upload copy them: through the
+    /// map or, with `FILSNARK_PARAMS_READ=file`, read from the file ([`Self::file_points`]).
     pub fn raw_points(&self, kind: SectionKind) -> RawPoints<'_> {
-        let bytes = self.raw(kind);
         if self.read_file {
-            RawPoints::mapped(bytes, &self.file, &self.path, self.section(kind).offset as u64)
+            self.file_points(kind)
         } else {
-            RawPoints::memory(bytes)
+            RawPoints::memory(self.raw(kind))
         }
+    }
+
+    /// A section's raw points, copied out with positioned reads of the file (no page of the map
+    /// touched).
+    pub fn file_points(&self, kind: SectionKind) -> RawPoints<'_> {
+        RawPoints::mapped(self.raw(kind), &self.file, &self.path, self.section(kind).offset as u64)
     }
 
     /// Drops this process's pages of `len` bytes at `offset` of a section (once they are on the

@@ -1,11 +1,11 @@
 //! A range of a section's raw points in host memory, and how its bytes are copied out.
 //!
-//! Points of an opened `.params` file are copied out with positioned reads of the file (`pread`
-//! from the page cache) rather than through the mapping: a streamed MSM copies each 12 GB
-//! section once a partition, and reading it through the mapping faults in every 4 KiB page
-//! again (the pages are dropped from the process after each MSM to keep RSS bounded), about
-//! three million faults a section that the staging threads take in turn. Points that only live
-//! in memory (tests, gathered subsets) are copied from memory.
+//! Points of an opened `.params` file can be copied out with positioned reads of the file
+//! (`pread` from the page cache; `FILSNARK_PARAMS_READ=file`) rather than through the mapping:
+//! a streamed MSM copies each 12 GB section once a partition, and reading it through the mapping
+//! faults in every 4 KiB page again (the pages are dropped from the process after each MSM to
+//! keep RSS bounded), about three million faults a section for the staging threads. Points that
+//! only live in memory (tests, gathered subsets, the mapping by default) are copied from memory.
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
