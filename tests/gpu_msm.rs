@@ -13,7 +13,7 @@ use filsnark::gpu::kernels::SrsKernels;
 use filsnark::gpu::layout::{fr_words, Group, G1, G2};
 use filsnark::gpu::msm::{Msm, MsmPoints, MsmTuning};
 use filsnark::gpu::selftest::{affine, random_points};
-use filsnark::gpu::{srs, DeviceBuffer, Gpu, Result};
+use filsnark::gpu::{convert, DeviceBuffer, Gpu, Result};
 use filsnark::srs::RawPoints;
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -198,7 +198,7 @@ fn check_streams<G: TestGroup>(n: usize) {
     let bytes = serialized::<G>(&p);
     let ds = upload_scalars(&gpu, &s);
     let sm = SrsKernels::load(&gpu).unwrap();
-    let (dp, status) = srs::convert_section::<G>(&gpu, &sm, &bytes).unwrap();
+    let (dp, status) = convert::convert_section::<G>(&gpu, &sm, &bytes).unwrap();
     assert!(status.iter().all(|&x| x == 0));
     let want = reference::<G>(&p, &s);
     let host = G::gpu_msm(&msm, &gpu, MsmPoints::Host(RawPoints::memory(&bytes)), &ds, 1000).unwrap();

@@ -17,9 +17,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::convert::{converter, status_reason};
 use super::kernels::{blocks_for, SrsConvert, SrsConvertArgs, SrsKernels};
 use super::layout::Group;
-use super::srs::{converter, status_reason};
 use super::staging::staging_pool;
 use super::{DeviceBuffer, DeviceSlice, Event, Gpu, GpuError, PinnedBuffer, Result, Stream};
 use crate::srs::RawPoints;

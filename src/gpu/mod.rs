@@ -10,9 +10,10 @@
 //!   them from ptx/ following ptx/MODULES).
 //! - [`info`]     — the `filsnark info` report.
 //! - [`selftest`] — every field/curve kernel against blst on random inputs.
-//! - [`srs`]      — .params point sections to the kernels' layout on the device.
+//! - [`convert`]  — .params point sections to the kernels' layout on the device.
 //! - [`feed`]     — raw .params points from host memory to the device, chunk by chunk, with the
 //!   staging copies, the uploads and the conversion overlapped.
+//! - [`srs`]      — the parameter sections kept resident on the device.
 //! - [`layout`]   — host-side views of the kernels' data layout.
 //! - [`ntt`]      — NTT over Fr and the H polynomial pipeline.
 //! - [`msm`]      — Pippenger MSM over G1 and G2 with the 0/1 scalar split.
@@ -23,6 +24,7 @@
 //! Without a driver or a device every entry point returns
 //! [`GpuError::NoGpu`]; nothing panics, so callers fall back to the CPU.
 pub mod backend;
+pub mod convert;
 pub mod driver;
 pub mod evaluate;
 pub mod feed;

@@ -8,7 +8,7 @@ use super::kernels::{
     SelftestKernels, SrsKernels,
 };
 use super::layout::{self, Group, G1, G2};
-use super::{srs, DeviceBuffer, Gpu, GpuError, Result};
+use super::{convert, DeviceBuffer, Gpu, GpuError, Result};
 use crate::ec::{self, MontField as _};
 use blstrs::{Fp, Fp2, Scalar};
 use ff::Field as _;
@@ -460,7 +460,7 @@ fn srs_check<G: Group>(gpu: &Gpu, m: &SrsKernels, n: usize, seed: u64, out: &mut
     bytes[3 * sz + sz - 1] ^= 1;
     let planted = [1usize, 2, 3];
     let t0 = Instant::now();
-    let (dev, status) = srs::convert_section::<G>(gpu, m, &bytes)?;
+    let (dev, status) = convert::convert_section::<G>(gpu, m, &bytes)?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut got = vec![0u32; dev.len()];
     dev.copy_to_host(&mut got)?;
