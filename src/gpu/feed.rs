@@ -45,6 +45,18 @@ impl Pinned {
         })
     }
 
+    /// `kept` when it holds chunks of `chunk` points of group G, else new staging (the kept one's
+    /// page-locked memory is freed before the new one is locked).
+    pub fn reuse<G: Group>(kept: Option<Pinned>, gpu: &Gpu, chunk: usize) -> Result<Pinned> {
+        match kept {
+            Some(p) if p.fits::<G>(chunk) => Ok(p),
+            kept => {
+                drop(kept);
+                Pinned::new::<G>(gpu, chunk)
+            }
+        }
+    }
+
     /// Whether this staging holds chunks of `chunk` points of group G.
     pub fn fits<G: Group>(&self, chunk: usize) -> bool {
         self.stage.len() == 2 && self.stage.iter().all(|b| b.len() >= chunk * G::SER) && self.status.len() >= chunk

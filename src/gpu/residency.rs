@@ -133,7 +133,7 @@ pub fn plan(capacity: u64, working: u64, sections: &[Section]) -> Option<Residen
 /// Device bytes one partition of a circuit with a domain of `domain` points holds at once
 /// beside the resident sections, margin excluded: the larger of its two heaviest stages. The H
 /// stage ([`h_stage`]); the smallest MSM stage: its scalars (32 bytes a point), the buckets of
-/// its widest windows (~36 bytes a point at 2^27, 4.5 GiB) and a streamed MSM's staging (two
+/// its widest windows (40 bytes a point allowed; 4.5 GiB, 36 a point, measured at 2^27) and a streamed MSM's staging (two
 /// chunks of raw and one of converted points, at most ~1 GiB). The MSM's workspace kept from
 /// one MSM to the next is not counted: it takes the room the plan leaves (each MSM sizes its
 /// chunk to it) and is freed before the H stage when the plan has no room for both. A fixed

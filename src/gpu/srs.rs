@@ -82,10 +82,8 @@ fn convert_resident<G: Group>(
         return Ok(out);
     }
     let chunk = (RESIDENT_CHUNK_BYTES / G::SER).min(n);
-    let staging = match pinned.take() {
-        Some(p) if p.fits::<G>(chunk) => p,
-        _ => Pinned::new::<G1>(gpu, RESIDENT_CHUNK_BYTES / G1::SER).map_err(|e| e.to_string())?,
-    };
+    // Full 256 MiB chunks: the staging made for the G1 sections (converted first) holds G2's too.
+    let staging = Pinned::reuse::<G>(pinned.take(), gpu, RESIDENT_CHUNK_BYTES / G::SER).map_err(|e| e.to_string())?;
     let fed = feed::with_feed::<G, _>(gpu, k, staging, raw.slice(0..n * G::SER), chunk, |feed| {
         feed.upload(0)?;
         for i in 0..feed.chunks() {

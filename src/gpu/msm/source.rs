@@ -16,13 +16,7 @@ impl PinnedCache {
     /// The kept staging when it holds chunks of `chunk` points of group G, else a new one.
     pub fn take<G: Group>(&self, gpu: &Gpu, chunk: usize) -> Result<Pinned> {
         let kept = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
-        match kept {
-            Some(p) if p.fits::<G>(chunk) => Ok(p),
-            _ => {
-                drop(kept); // its page-locked memory goes before the new one is locked
-                Pinned::new::<G>(gpu, chunk)
-            }
-        }
+        Pinned::reuse::<G>(kept, gpu, chunk)
     }
 
     pub fn put(&self, p: Pinned) {

@@ -72,9 +72,7 @@ impl MsmTuning {
             phases: var("FILSNARK_MSM_PHASES").is_some(),
         })
     }
-}
 
-impl MsmTuning {
     /// Bytes of raw points per chunk of a streamed MSM.
     pub fn stage_bytes(&self) -> usize {
         (self.stage_mib as usize) << 20
