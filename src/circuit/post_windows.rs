@@ -5,11 +5,13 @@
 //! variables and there is no prefix beyond ONE. Every sector allocates the same numbers, so the
 //! sectors are the "challenges" of [`ChallengeCircuit`], and a window is the crate's own
 //! `Sector` synthesis (the same code `FallbackPoStCircuit::synthesize` runs for each sector,
-//! in order).
+//! in order). What one sector records is counted first ([`Counter`]: no value and no linear
+//! combination computed), so every sector's window starts at once: a 2KiB WindowPoSt partition
+//! has two sectors, and learning the span from the first would leave one core idle.
 use std::ops::Range;
 
 use anyhow::{anyhow, Result};
-use bellperson::{Circuit, ConstraintSystem, SynthesisError};
+use bellperson::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use blstrs::Scalar;
 use filecoin_proofs_api::RegisteredPoStProof;
 use storage_proofs_core::compound_proof::CompoundProof;
@@ -18,7 +20,7 @@ use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackP
 
 use super::post::{params_stem_of, public_params, PostCircuits};
 use super::r1cs::{R1cs, R1csCs};
-use super::window::{synthesize_windows, ChallengeCircuit};
+use super::window::{synthesize_windows, ChallengeCircuit, Span};
 use super::witness::{Assignment, WitnessCs};
 use crate::input::proof_type::with_shape;
 use crate::input::PorepKind;
@@ -56,12 +58,71 @@ where
         let circuit = self.circuit(k)?;
         let mut cs = WitnessCs::with_capacity(0);
         if parallel {
-            synthesize_windows(&Sectors(&circuit), &mut cs, None)
+            let per =
+                sector_span(&Sectors(&circuit)).map_err(|e| anyhow!("counting a sector of partition {k}: {e}"))?;
+            synthesize_windows(&Sectors(&circuit), &mut cs, Some(per))
                 .map_err(|e| anyhow!("synthesis of partition {k} failed: {e:#}"))?;
         } else {
             circuit.synthesize(&mut cs).map_err(|e| anyhow!("synthesis of partition {k} failed: {e}"))?;
         }
         Ok(cs.finish())
+    }
+}
+
+/// What one circuit sector records, counted from sector 0 (there is no prefix).
+fn sector_span<Tree: 'static + MerkleTreeTrait>(sectors: &Sectors<'_, Tree>) -> Result<Span, SynthesisError>
+where
+    FallbackPoStCircuit<Tree>: Sync,
+{
+    let mut counter = Counter(Span::default());
+    sectors.synthesize_range(&mut counter, 0..1)?;
+    Ok(counter.0)
+}
+
+/// A constraint system that only counts inputs, aux variables and constraints (the span of a
+/// witness recording, which keeps no non-zeros); it runs no closure, as a blank synthesis.
+struct Counter(Span);
+
+impl ConstraintSystem<Scalar> for Counter {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.aux += 1;
+        Ok(Variable::new_unchecked(Index::Aux(self.0.aux - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.inputs += 1;
+        Ok(Variable::new_unchecked(Index::Input(self.0.inputs)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+        self.0.constraints += 1;
+    }
+
+    fn push_namespace<NR: Into<String>, N: FnOnce() -> NR>(&mut self, _: N) {}
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
     }
 }
 
