@@ -5,6 +5,7 @@ use blstrs::Scalar;
 
 use crate::cpu::backend::CpuBackend;
 use crate::gpu::backend::{spent, GpuBackend};
+use crate::gpu::prover::GpuLimits;
 use crate::prover::{Backend, DeviceChoice, Proved, Witness};
 use crate::srs::ParamsFile;
 
@@ -49,15 +50,15 @@ impl Backend for GpusWithCpuFallback {
     }
 }
 
-/// The backend for a `--device` choice; `gpu_mem_cap` caps each GPU's usable memory (to test
-/// the streaming path as on a smaller card). `--device auto` without a GPU says so on stderr
+/// The backend for a `--device` choice; `limits` caps each GPU's usable memory (to test the
+/// streaming path as on a smaller card) and the host memory page-locked for streamed sections. `--device auto` without a GPU says so on stderr
 /// and returns the CPU.
-pub fn select(choice: &DeviceChoice, gpu_mem_cap: Option<u64>) -> Result<Box<dyn Backend>> {
+pub fn select(choice: &DeviceChoice, limits: GpuLimits) -> Result<Box<dyn Backend>> {
     let count = || crate::gpu::driver::device_count();
     match choice {
         DeviceChoice::Cpu => Ok(Box::new(CpuBackend::new())),
         DeviceChoice::Auto => {
-            let opened = count().and_then(|n| GpuBackend::open(&(0..n).collect::<Vec<_>>(), gpu_mem_cap));
+            let opened = count().and_then(|n| GpuBackend::open(&(0..n).collect::<Vec<_>>(), limits));
             match opened {
                 Ok(b) => Ok(Box::new(GpusWithCpuFallback::new(b))),
                 Err(e) if e.is_no_gpu() => {
@@ -82,7 +83,7 @@ pub fn select(choice: &DeviceChoice, gpu_mem_cap: Option<u64>) -> Result<Box<dyn
                     n - 1
                 );
             }
-            Ok(Box::new(GpuBackend::open(&ordinals, gpu_mem_cap).map_err(|e| anyhow::anyhow!("--device: {e}"))?))
+            Ok(Box::new(GpuBackend::open(&ordinals, limits).map_err(|e| anyhow::anyhow!("--device: {e}"))?))
         }
     }
 }

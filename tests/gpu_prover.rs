@@ -16,7 +16,7 @@ use common::{filsnark, init_env, path_str, seal, stderr};
 use ff::Field;
 use filsnark::circuit::r1cs::R1csCs;
 use filsnark::circuit::witness::WitnessCs;
-use filsnark::gpu::prover::GpuProver;
+use filsnark::gpu::prover::{GpuLimits, GpuProver};
 use filsnark::gpu::Gpu;
 use filsnark::groth16::PreparedVerifyingKey;
 use filsnark::setup::engine::SetupDevice;
@@ -77,9 +77,11 @@ fn chain_params(dir: &Path, log_n: u32) -> ParamsFile {
 #[ignore]
 fn test_circuits_same_bytes_on_gpu_and_cpu() {
     let dir = tempfile::tempdir().unwrap();
-    let resident = GpuProver::open(0, None).expect("a GPU");
+    let resident = GpuProver::open(0, GpuLimits::default()).expect("a GPU");
     // A cap below the parameters forces every MSM to stream its points from host memory.
-    let streamed = GpuProver::open(0, Some(3 << 30)).expect("a GPU");
+    let streamed = GpuProver::open(0, GpuLimits { mem_cap: Some(3 << 30), host_pin: Some(0) }).expect("a GPU");
+    // The same, with every streamed section page-locked in host memory and uploaded from there.
+    let pinned = GpuProver::open(0, GpuLimits { mem_cap: Some(3 << 30), host_pin: Some(1 << 40) }).expect("a GPU");
     for log_n in (env_log("FILSNARK_GPU_TEST_MIN_LOG", 16)..=env_log("FILSNARK_GPU_TEST_MAX_LOG", 20)).step_by(2) {
         let srs = chain_params(dir.path(), log_n);
         let pvk = PreparedVerifyingKey::new(&srs.vk);
@@ -97,6 +99,8 @@ fn test_circuits_same_bytes_on_gpu_and_cpu() {
             if log_n <= 18 {
                 let (st, _) = streamed.prove(&srs, &asg, r, s).unwrap();
                 assert_eq!(st.to_bytes(), cpu.to_bytes(), "2^{log_n}: streamed GPU proof differs");
+                let (pn, _) = pinned.prove(&srs, &asg, r, s).unwrap();
+                assert_eq!(pn.to_bytes(), cpu.to_bytes(), "2^{log_n}: GPU proof from pinned sections differs");
             }
         }
     }
@@ -127,8 +131,13 @@ fn porep_2kib_same_bytes_on_gpu_and_cpu_and_chain_accepts() {
     // The gadgets' assignment, evaluated on the host and uploaded.
     let (gadgets, _) = prove(&["--device", "gpu", "--witness", "gadgets"], "gadgets.proof");
     assert_eq!(gadgets, cpu, "GPU (gadget assignment) and CPU proofs differ for the same seed");
-    let (streamed, log) = prove(&["--device", "0", "--gpu-mem-cap", "2560MiB"], "streamed.proof");
+    let (streamed, log) =
+        prove(&["--device", "0", "--gpu-mem-cap", "2560MiB", "--pin-host-mem", "0"], "streamed.proof");
     assert!(log.contains("streamed"), "expected streamed parameters under a 2.5 GiB cap:\n{log}");
+    assert!(!log.contains("pinned in host memory"), "--pin-host-mem 0 pins nothing:\n{log}");
+    let (pinned, log) = prove(&["--device", "0", "--gpu-mem-cap", "2560MiB"], "pinned.proof");
+    assert!(log.contains("pinned in host memory"), "expected streamed sections page-locked:\n{log}");
+    assert_eq!(pinned, cpu, "GPU proof from page-locked sections and CPU proof differ for the same seed");
     assert_eq!(gpu, cpu, "GPU and CPU proofs differ for the same seed");
     assert_eq!(streamed, cpu, "streamed GPU and CPU proofs differ for the same seed");
     let accepted = seal::chain_accepts(&c1, miner, sector, &gpu).unwrap();
@@ -153,8 +162,8 @@ fn device_out_of_memory_falls_back_to_cpu_under_auto_only() {
     let asg = cs.finish();
     let (r, s) = (Scalar::from(3u64), Scalar::from(5u64));
     let (cpu, _) = filsnark::cpu::prover::prove(&srs, asg.clone(), r, s).unwrap();
-    let auto = GpusWithCpuFallback::new(GpuBackend::open(&[0], None).expect("a GPU"));
-    let strict = GpuBackend::open(&[0], None).expect("a GPU");
+    let auto = GpusWithCpuFallback::new(GpuBackend::open(&[0], GpuLimits::default()).expect("a GPU"));
+    let strict = GpuBackend::open(&[0], GpuLimits::default()).expect("a GPU");
 
     let hog = filsnark::gpu::Gpu::open(0).unwrap();
     let mut held = Vec::new();

@@ -4,7 +4,7 @@
 use anyhow::Result;
 use blstrs::Scalar;
 
-use super::prover::GpuProver;
+use super::prover::{GpuLimits, GpuProver};
 use crate::circuit::Assignment;
 use crate::groth16::Proof;
 use crate::prover::{Backend, ProveTimings, Proved, Witness};
@@ -16,8 +16,8 @@ pub struct GpuBackend {
 
 impl GpuBackend {
     /// Opens the given device ordinals; `cap` limits each device's usable memory.
-    pub fn open(ordinals: &[usize], cap: Option<u64>) -> super::Result<GpuBackend> {
-        let provers = ordinals.iter().map(|&o| GpuProver::open(o, cap)).collect::<super::Result<Vec<_>>>()?;
+    pub fn open(ordinals: &[usize], limits: GpuLimits) -> super::Result<GpuBackend> {
+        let provers = ordinals.iter().map(|&o| GpuProver::open(o, limits)).collect::<super::Result<Vec<_>>>()?;
         Ok(GpuBackend { provers })
     }
 

@@ -1,14 +1,16 @@
-//! Raw `.params` points from host memory (the file, [`RawPoints`]) to converted points on the device,
-//! chunk after chunk, with the three engines busy at once: a staging thread copies chunk k+2
-//! into one of two pinned buffers while the copy engine uploads chunk k+1 (its own stream) and
-//! the SMs convert chunk k and run whatever the caller enqueues after it (the MSM's sort and
-//! accumulation). Used by the streamed MSM ([`super::msm`]) and by residency
-//! ([`super::srs::ResidentSrs`]).
+//! Raw `.params` points from host memory to converted points on the device, chunk after chunk,
+//! with the engines busy at once. From pageable memory (the file, [`RawPoints`]) a staging thread
+//! copies chunk k+2 into one of two pinned buffers while the copy engine uploads chunk k+1 (its
+//! own stream) and the SMs convert chunk k and run whatever the caller enqueues after it (the
+//! MSM's sort and accumulation). From page-locked memory ([`super::host_pin`]) the copy engine
+//! uploads each chunk straight from it. Used by the streamed MSM ([`super::msm`]) and by
+//! residency ([`super::srs::ResidentSrs`]).
 //!
 //! Order of the work, per chunk k (buffers k % 2):
-//! - staging thread: waits for pinned[k % 2]'s last upload, copies the chunk's bytes into it;
+//! - staging thread (pageable source only): waits for pinned[k % 2]'s last upload, copies the
+//!   chunk's bytes into it;
 //! - [`Feed::upload`]: the copy stream waits until the compute stream has converted
-//!   raw[k % 2]'s last chunk (k − 2), uploads pinned → raw, records `uploaded`;
+//!   raw[k % 2]'s last chunk (k − 2), uploads the chunk → raw, records `uploaded`;
 //! - [`Feed::convert`]: the compute stream waits for `uploaded`, converts raw → the caller's
 //!   points, records `converted`, downloads the status words; [`Feed::check`] reads them.
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
@@ -79,6 +81,32 @@ struct Filled {
     secs: f64,
 }
 
+/// Where a feed's raw points are.
+#[derive(Clone)]
+pub enum FeedFrom<'a> {
+    /// Pageable memory or the file: each chunk is copied into pinned staging first.
+    Copied(RawPoints<'a>),
+    /// Bytes `range` of page-locked memory: each chunk is uploaded straight from it.
+    Pinned(&'a PinnedBuffer<u8>, std::ops::Range<usize>),
+}
+
+impl FeedFrom<'_> {
+    fn len(&self) -> usize {
+        match self {
+            FeedFrom::Copied(raw) => raw.len(),
+            FeedFrom::Pinned(_, r) => r.len(),
+        }
+    }
+}
+
+/// How chunks reach the copy engine.
+enum Upload<'a> {
+    /// From the staging thread's pinned buffers.
+    Staged { filled: Receiver<Result<Filled>>, empty: Sender<PinnedBuffer<u8>> },
+    /// Straight from page-locked memory, the feed's points starting at byte `at`.
+    Direct { src: &'a PinnedBuffer<u8>, at: usize },
+}
+
 /// The device side of a feed (see the module documentation); made by [`with_feed`].
 pub struct Feed<'a, G: Group> {
     gpu: &'a Gpu,
@@ -91,8 +119,7 @@ pub struct Feed<'a, G: Group> {
     converted: [Event; 2],
     status: DeviceBuffer<u32>,
     status_host: PinnedBuffer<u32>,
-    filled: Receiver<Result<Filled>>,
-    empty: Sender<PinnedBuffer<u8>>,
+    from: Upload<'a>,
     /// Staging buffers no later chunk needs (returned with the status buffer at the end).
     kept: Vec<PinnedBuffer<u8>>,
     /// Length of the chunk last converted (for `check`).
@@ -101,24 +128,35 @@ pub struct Feed<'a, G: Group> {
     _g: std::marker::PhantomData<G>,
 }
 
-/// Runs `f` with a feed of the `n = points.len() / G::SER` points of `points`, `chunk` points at a
-/// time through `pinned` (see [`Pinned::fits`]). Returns f's result, the staging when every
-/// buffer came back (for the next feed), and the feed's host-side seconds.
+/// Runs `f` with a feed of the `n = from.len() / G::SER` points of `from`, `chunk` points at a
+/// time. Points copied from pageable memory go through `staging` ([`Pinned::fits`] the chunk);
+/// page-locked ones need none (`staging` comes back untouched). Returns f's result, the staging
+/// when every buffer came back (for the next feed), and the feed's host-side seconds.
 pub fn with_feed<G: Group, R>(
     gpu: &Gpu,
     srs: &SrsKernels,
-    pinned: Pinned,
-    points: RawPoints<'_>,
+    staging: Option<Pinned>,
+    from: FeedFrom<'_>,
     chunk: usize,
     f: impl FnOnce(&mut Feed<'_, G>) -> Result<R>,
 ) -> Result<(R, Option<Pinned>, FeedStats)> {
-    let n = points.len() / G::SER;
-    if !pinned.fits::<G>(chunk) || chunk == 0 {
-        return Err(GpuError::Invalid(format!("a feed of {chunk}-point chunks given smaller staging")));
+    let n = from.len() / G::SER;
+    if chunk == 0 {
+        return Err(GpuError::Invalid("a feed of empty chunks".into()));
     }
+    let points = match from {
+        FeedFrom::Pinned(src, range) => {
+            let status_host = PinnedBuffer::new(&gpu.ctx, chunk)?;
+            let mut feed = Feed::<G>::new(gpu, srs, n, chunk, Upload::Direct { src, at: range.start }, status_host)?;
+            let r = f(&mut feed)?;
+            return Ok((r, staging, feed.stats));
+        }
+        FeedFrom::Copied(points) => points,
+    };
+    let pinned = staging
+        .filter(|p| p.fits::<G>(chunk))
+        .ok_or_else(|| GpuError::Invalid(format!("a feed of {chunk}-point chunks given smaller staging")))?;
     let chunks = n.div_ceil(chunk);
-    let copy = Stream::new(&gpu.ctx)?;
-    let raw = [DeviceBuffer::alloc(&copy, chunk * G::SER)?, DeviceBuffer::alloc(&copy, chunk * G::SER)?];
     let Pinned { stage, status: status_host } = pinned;
     let (empty_tx, empty_rx) = channel::<PinnedBuffer<u8>>();
     let (filled_tx, filled_rx) = sync_channel::<Result<Filled>>(2);
@@ -133,24 +171,9 @@ pub fn with_feed<G: Group, R>(
     let ctx = gpu.ctx.clone();
     std::thread::scope(|scope| {
         scope.spawn(move || fill_chunks(&ctx, points, G::SER, chunk, n, empty_rx, filled_tx));
-        let mut feed = Feed::<G> {
-            gpu,
-            conv: converter::<G>(srs)?,
-            n,
-            chunk,
-            copy,
-            raw,
-            uploaded: [Event::untimed(&gpu.ctx)?, Event::untimed(&gpu.ctx)?],
-            converted: [Event::untimed(&gpu.ctx)?, Event::untimed(&gpu.ctx)?],
-            status: gpu.alloc(chunk)?,
-            status_host,
-            filled: filled_rx,
-            empty: empty_tx,
-            kept,
-            last: (0, 0),
-            stats: FeedStats::default(),
-            _g: std::marker::PhantomData,
-        };
+        let from = Upload::Staged { filled: filled_rx, empty: empty_tx };
+        let mut feed = Feed::<G>::new(gpu, srs, n, chunk, from, status_host)?;
+        feed.kept = kept;
         let r = f(&mut feed)?;
         // Dropping the feed closes both channels: the staging thread stops at its next step.
         let Feed { kept, status_host, stats, .. } = feed;
@@ -199,7 +222,36 @@ fn fill_chunks(
     }
 }
 
-impl<G: Group> Feed<'_, G> {
+impl<'a, G: Group> Feed<'a, G> {
+    fn new(
+        gpu: &'a Gpu,
+        srs: &'a SrsKernels,
+        n: usize,
+        chunk: usize,
+        from: Upload<'a>,
+        status_host: PinnedBuffer<u32>,
+    ) -> Result<Self> {
+        let copy = Stream::new(&gpu.ctx)?;
+        let raw = [DeviceBuffer::alloc(&copy, chunk * G::SER)?, DeviceBuffer::alloc(&copy, chunk * G::SER)?];
+        Ok(Feed {
+            gpu,
+            conv: converter::<G>(srs)?,
+            n,
+            chunk,
+            copy,
+            raw,
+            uploaded: [Event::untimed(&gpu.ctx)?, Event::untimed(&gpu.ctx)?],
+            converted: [Event::untimed(&gpu.ctx)?, Event::untimed(&gpu.ctx)?],
+            status: gpu.alloc(chunk)?,
+            status_host,
+            from,
+            kept: Vec::new(),
+            last: (0, 0),
+            stats: FeedStats::default(),
+            _g: std::marker::PhantomData,
+        })
+    }
+
     /// Number of chunks.
     pub fn chunks(&self) -> usize {
         self.n.div_ceil(self.chunk)
@@ -211,34 +263,45 @@ impl<G: Group> Feed<'_, G> {
         (s, self.chunk.min(self.n - s))
     }
 
-    /// Waits for the staging thread's copy of chunk k and enqueues its upload on the copy stream
-    /// (after the conversion that last read the same device buffer).
+    /// Enqueues chunk k's upload on the copy stream, after the conversion that last read the
+    /// same device buffer: from page-locked memory at once, else once the staging thread has
+    /// copied it.
     pub fn upload(&mut self, k: usize) -> Result<()> {
-        let clock = Instant::now();
-        let filled = self
-            .filled
-            .recv()
-            .map_err(|_| GpuError::Invalid("the staging thread stopped before the last chunk".into()))??;
-        self.stats.wait_s += clock.elapsed().as_secs_f64();
+        let (s, len) = self.range(k);
+        let i = k % 2;
+        self.copy.wait(&self.converted[i])?;
+        self.stats.bytes += len * G::SER;
+        let filled = match &self.from {
+            Upload::Direct { src, at } => {
+                let from = at + s * G::SER;
+                self.raw[i].upload(0, src, from..from + len * G::SER)?;
+                return self.uploaded[i].record(&self.copy);
+            }
+            Upload::Staged { filled, .. } => {
+                let clock = Instant::now();
+                let filled = filled
+                    .recv()
+                    .map_err(|_| GpuError::Invalid("the staging thread stopped before the last chunk".into()))??;
+                self.stats.wait_s += clock.elapsed().as_secs_f64();
+                filled
+            }
+        };
         if filled.k != k {
             return Err(GpuError::Invalid(format!("staged chunk {} arrived for chunk {k}", filled.k)));
         }
-        let (_, len) = self.range(k);
         self.stats.fill_s += filled.secs;
-        self.stats.bytes += len * G::SER;
-        let i = k % 2;
-        self.copy.wait(&self.converted[i])?;
         self.raw[i].upload(0, &filled.buf, 0..len * G::SER)?;
         self.uploaded[i].record(&self.copy)?;
         // The staging thread's next write into the buffer waits for this upload (host_mut).
-        if k + 2 < self.chunks() {
-            self.empty
+        match &self.from {
+            Upload::Staged { empty, .. } if k + 2 < self.chunks() => empty
                 .send(filled.buf)
-                .map_err(|_| GpuError::Invalid("the staging thread stopped before the last chunk".into()))?;
-        } else {
-            self.kept.push(filled.buf);
+                .map_err(|_| GpuError::Invalid("the staging thread stopped before the last chunk".into())),
+            _ => {
+                self.kept.push(filled.buf);
+                Ok(())
+            }
         }
-        Ok(())
     }
 
     /// Enqueues on the compute stream, after chunk k's upload: its conversion into `out` (the

@@ -1,7 +1,8 @@
 //! Device and host memory of the driver layer: stream-ordered device buffers
 //! ([`DeviceBuffer`]) and the slices of them that kernels take ([`DeviceSlice`]), and
-//! page-locked host buffers ([`PinnedBuffer`]) for asynchronous copies. Each owns its
-//! allocation and frees it on drop.
+//! page-locked host buffers ([`PinnedBuffer`]) for asynchronous copies: allocated by the driver,
+//! or host memory of our own registered with it (a read-only mapping of a file, or anonymous
+//! memory filled once). Each owns its allocation and frees it on drop.
 //!
 //! Two rules make every operation here safe to call:
 //! - A device buffer is freed in stream order on its own stream, after the work of every other
@@ -304,14 +305,26 @@ impl<T: Pod> Drop for DeviceBuffer<T> {
     }
 }
 
-/// Page-locked host memory from `cuMemHostAlloc` (portable), zero-filled, for asynchronous
-/// copies ([`DeviceBuffer::upload`], [`DeviceBuffer::download`]).
+/// Page-locked host memory for asynchronous copies ([`DeviceBuffer::upload`],
+/// [`DeviceBuffer::download`]): from `cuMemHostAlloc` (portable), zero-filled, or registered
+/// with `cuMemHostRegister` ([`PinnedBuffer::register_file`], [`PinnedBuffer::register_filled`]).
 pub struct PinnedBuffer<T: Pod> {
     ptr: *mut T,
     len: usize,
     ctx: Arc<Context>,
     /// The copies in flight: the element range each touches and the event after it.
     copies: Mutex<Vec<(Range<usize>, Event)>>,
+    backing: Backing,
+}
+
+/// Where a pinned buffer's memory comes from, and so how it is given back.
+enum Backing {
+    /// `cuMemHostAlloc`: freed with `cuMemFreeHost`.
+    Driver,
+    /// A mapping of ours (`_map`, a memmap2 map), page-locked from `base` (page aligned) with
+    /// `cuMemHostRegister`: unregistered, then unmapped. `writable` is false for a read-only
+    /// file mapping.
+    Registered { base: *mut c_void, _map: Box<dyn std::any::Any + Send + Sync>, writable: bool },
 }
 
 // SAFETY: the buffer owns its allocation; the host reaches it only through &self / &mut self
@@ -332,7 +345,13 @@ impl<T: Pod> PinnedBuffer<T> {
         check(unsafe { sys::cuMemHostAlloc(&mut p, bytes, sys::CU_MEMHOSTALLOC_PORTABLE) }, "cuMemHostAlloc")?;
         // SAFETY: fresh allocation of `bytes` bytes; zero is a valid T (Pod).
         unsafe { std::ptr::write_bytes(p as *mut u8, 0, bytes) };
-        Ok(PinnedBuffer { ptr: p as *mut T, len, ctx: ctx.clone(), copies: Mutex::new(Vec::new()) })
+        Ok(PinnedBuffer {
+            ptr: p as *mut T,
+            len,
+            ctx: ctx.clone(),
+            copies: Mutex::new(Vec::new()),
+            backing: Backing::Driver,
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -342,7 +361,8 @@ impl<T: Pod> PinnedBuffer<T> {
         self.len == 0
     }
 
-    /// Records a copy touching `range`, just enqueued on `stream`.
+    /// Records a copy touching `range`, just enqueued on `stream`, and forgets the copies already
+    /// done (a buffer uploaded from again and again keeps no list of old events).
     fn pending(&self, range: Range<usize>, stream: &Stream) -> Result<()> {
         let e = Event::untimed(&self.ctx)?;
         let recorded = e.record(stream);
@@ -353,6 +373,7 @@ impl<T: Pod> PinnedBuffer<T> {
             let _ = stream.synchronize();
             return Err(err);
         }
+        copies.retain(|(_, e)| !matches!(e.done(), Ok(true)));
         copies.push((range, e));
         Ok(())
     }
@@ -387,6 +408,7 @@ impl<T: Pod> PinnedBuffer<T> {
 
     /// Elements `range` for writing, once every copy into or out of them has completed.
     pub fn host_mut(&mut self, range: impl RangeBounds<usize>) -> Result<&mut [T]> {
+        self.writable()?;
         let r = bounds(range, self.len)?;
         self.settle(&r)?;
         // SAFETY: in bounds and initialised; no copy reads or writes these elements now (those in
@@ -404,6 +426,7 @@ impl<T: Pod> PinnedBuffer<T> {
         if !(self.ptr as usize).is_multiple_of(std::mem::align_of::<U>()) {
             return Err(GpuError::Invalid("pinned buffer not aligned for the element type".into()));
         }
+        self.writable()?;
         let r = 0..bytes.div_ceil(std::mem::size_of::<T>());
         self.settle(&r)?;
         // SAFETY: in bounds and aligned (checked above; pinned memory is page aligned),
@@ -421,10 +444,87 @@ impl<T: Pod> Drop for PinnedBuffer<T> {
                 let _ = self.ctx.synchronize();
             }
         }
-        // SAFETY: allocated by cuMemHostAlloc; no copy is in flight (waited for above).
-        unsafe {
-            let _ = self.ctx.bind();
-            sys::cuMemFreeHost(self.ptr as *mut c_void);
+        let _ = self.ctx.bind();
+        match &self.backing {
+            // SAFETY: allocated by cuMemHostAlloc; no copy is in flight (waited for above).
+            Backing::Driver => unsafe {
+                sys::cuMemFreeHost(self.ptr as *mut c_void);
+            },
+            // SAFETY: registered at `base` by the constructor; no copy is in flight. The mapping
+            // is unmapped after this, when the field drops.
+            Backing::Registered { base, .. } => unsafe {
+                sys::cuMemHostUnregister(*base);
+            },
         }
+    }
+}
+
+impl<T: Pod> PinnedBuffer<T> {
+    /// An error for host writes into a read-only registration.
+    fn writable(&self) -> Result<()> {
+        match self.backing {
+            Backing::Registered { writable: false, .. } => {
+                Err(GpuError::Invalid("a read-only file mapping cannot be written".into()))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Bytes of a page (registrations start and end on page boundaries).
+const PAGE: usize = 4096;
+
+impl PinnedBuffer<u8> {
+    /// Bytes `offset..offset + len` of `file`, mapped read-only and page-locked in place
+    /// (`CU_MEMHOSTREGISTER_READ_ONLY`): the copy engine reads the file's page-cache pages with
+    /// no copy into other memory. They stay in memory while the buffer lives. Fails where the
+    /// driver or the kernel cannot lock file pages; [`PinnedBuffer::register_filled`] can.
+    pub fn register_file(ctx: &Arc<Context>, file: &std::fs::File, offset: u64, len: usize) -> Result<Self> {
+        // SAFETY: a read-only shared mapping; the bytes are only read (by the device, and by the
+        // host through `host`), and the parameter files are not written while a prover reads them.
+        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(len.max(1)).map(file) }
+            .map_err(|e| GpuError::Invalid(format!("cannot map {len} bytes at {offset}: {e}")))?;
+        let ptr = map.as_ptr() as *mut u8;
+        Self::register(ctx, ptr, len, Box::new(map), false, sys::CU_MEMHOSTREGISTER_READ_ONLY)
+    }
+
+    /// `len` bytes of anonymous memory (huge pages where the kernel gives them) written by
+    /// `fill(offset, dst)` on many threads at once for disjoint 4 MiB ranges, then page-locked.
+    pub fn register_filled(
+        ctx: &Arc<Context>,
+        len: usize,
+        fill: impl Fn(usize, &mut [u8]) -> std::result::Result<(), String> + Sync,
+    ) -> Result<Self> {
+        use rayon::prelude::*;
+        let mut map = memmap2::MmapMut::map_anon(len.max(1))
+            .map_err(|e| GpuError::Invalid(format!("cannot map {len} bytes of host memory: {e}")))?;
+        crate::hostmem::advise_huge(map.as_mut_ptr(), len);
+        super::staging::staging_pool()
+            .install(|| map[..len].par_chunks_mut(4 << 20).enumerate().try_for_each(|(i, d)| fill(i * (4 << 20), d)))
+            .map_err(GpuError::Invalid)?;
+        let ptr = map.as_mut_ptr();
+        Self::register(ctx, ptr, len, Box::new(map), true, 0)
+    }
+
+    fn register(
+        ctx: &Arc<Context>,
+        ptr: *mut u8,
+        len: usize,
+        map: Box<dyn std::any::Any + Send + Sync>,
+        writable: bool,
+        flags: u32,
+    ) -> Result<Self> {
+        ctx.bind()?;
+        // The whole pages under the bytes: both mappings start on a page and cover whole pages.
+        let base = (ptr as usize / PAGE * PAGE) as *mut c_void;
+        let end = (ptr as usize + len.max(1)).div_ceil(PAGE) * PAGE;
+        // SAFETY: [base, end) lies in `map`, which the buffer owns and unmaps only after
+        // unregistering it (Drop).
+        check(
+            unsafe { sys::cuMemHostRegister_v2(base, end - base as usize, sys::CU_MEMHOSTREGISTER_PORTABLE | flags) },
+            "cuMemHostRegister",
+        )?;
+        let backing = Backing::Registered { base, _map: map, writable };
+        Ok(PinnedBuffer { ptr, len, ctx: ctx.clone(), copies: Mutex::new(Vec::new()), backing })
     }
 }

@@ -14,6 +14,7 @@
 //! - [`feed`]     — raw .params points from host memory to the device, chunk by chunk, with the
 //!   staging copies, the uploads and the conversion overlapped.
 //! - [`srs`]      — the parameter sections kept resident on the device.
+//! - [`host_pin`] — streamed sections kept in page-locked host memory, uploaded straight from it.
 //! - [`layout`]   — host-side views of the kernels' data layout.
 //! - [`ntt`]      — NTT over Fr and the H polynomial pipeline.
 //! - [`msm`]      — Pippenger MSM over G1 and G2 with the 0/1 scalar split.
@@ -29,6 +30,7 @@ pub mod driver;
 pub mod evaluate;
 pub mod feed;
 pub mod generator_mul;
+pub mod host_pin;
 pub mod info;
 pub mod kernels;
 pub mod layout;

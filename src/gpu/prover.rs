@@ -6,16 +6,19 @@
 //! Memory plan per process and device ([`super::residency`]): the sections that fit beside one
 //! partition's working set in the usable device memory (free memory, or `--gpu-mem-cap` if
 //! lower) are converted once and stay resident, most time saved per byte first; the others
-//! stream from the mmapped file at every MSM. Every allocation is counted against the plan
-//! ([`super::ledger`]); a partition that runs out of memory is proved again under a smaller plan.
+//! stream from the mmapped file at every MSM, those that save most per byte from page-locked host
+//! memory within `--pin-host-mem` ([`super::host_pin`]). Every allocation is counted against the
+//! plan ([`super::ledger`]); a partition that runs out of memory is proved again under a smaller
+//! plan.
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use blstrs::Scalar;
 
 use super::evaluate::{self as device_eval, DeviceShape, DeviceWitness};
+use super::host_pin;
 use super::kernels::{EvaluateKernels, SrsKernels};
 use super::layout::scalar_words;
 use super::layout::{G1, G2};
@@ -24,7 +27,7 @@ use super::ntt::Ntt;
 use super::residency::{self, Residency, Section};
 use super::split;
 use super::srs::ResidentSrs;
-use super::{DeviceBuffer, Gpu, GpuError};
+use super::{DeviceBuffer, Gpu, GpuError, PinnedBuffer};
 use crate::circuit::witness::QueryScalars;
 use crate::circuit::Assignment;
 use crate::constraints::Compiled;
@@ -47,9 +50,25 @@ pub struct GpuProver {
     eval_kernels: EvaluateKernels,
     /// The compiled shape resident for witness-only proving (the last one used).
     shape: Mutex<Option<DeviceShape>>,
-    /// Usable device bytes (`--gpu-mem-cap`), None: all free memory.
-    cap: Option<u64>,
+    limits: GpuLimits,
     placement: Mutex<Placement>,
+}
+
+/// What a GPU prover may use.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GpuLimits {
+    /// Usable device bytes (`--gpu-mem-cap`); None: all free memory.
+    pub mem_cap: Option<u64>,
+    /// Bytes of host memory to page-lock for streamed sections (`--pin-host-mem`); None:
+    /// [`host_pin::default_budget`].
+    pub host_pin: Option<u64>,
+}
+
+impl GpuLimits {
+    /// Under a device-memory cap, with the default host budget.
+    pub fn capped(mem_cap: u64) -> GpuLimits {
+        GpuLimits { mem_cap: Some(mem_cap), host_pin: None }
+    }
 }
 
 /// The memory plan for one parameter file and what was measured under it.
@@ -59,6 +78,8 @@ struct Placement {
     sections: Vec<Section>,
     plan: Option<Residency>,
     resident: Option<ResidentSrs>,
+    /// Streamed sections held in page-locked host memory, with their bytes.
+    pinned: Vec<(SectionKind, Arc<PinnedBuffer<u8>>)>,
     /// The largest working set measured so far (device bytes beside the resident sections).
     measured_working: u64,
     /// The largest per-stage working sets measured, in [`STAGES`] order.
@@ -73,7 +94,7 @@ const STAGES: [&str; 6] = ["H", "H MSM", "L MSM", "A MSM", "B G1 MSM", "B G2 MSM
 impl GpuProver {
     /// Opens device `ordinal` and JIT-loads the NTT, MSM and SRS modules; the MSM's tuning
     /// comes from the environment (`FILSNARK_MSM_*`, docs/tuning.md), read here once.
-    pub fn open(ordinal: usize, cap: Option<u64>) -> super::Result<GpuProver> {
+    pub fn open(ordinal: usize, limits: GpuLimits) -> super::Result<GpuProver> {
         let tuning = MsmTuning::from_env().map_err(GpuError::Invalid)?;
         let gpu = Gpu::open(ordinal)?;
         let name = super::Device::get(ordinal)?.name()?;
@@ -90,7 +111,7 @@ impl GpuProver {
             srs_kernels,
             eval_kernels,
             shape: Mutex::new(None),
-            cap,
+            limits,
             placement: Mutex::new(Placement::default()),
         })
     }
@@ -107,7 +128,7 @@ impl GpuProver {
         let ours = self.gpu.ctx.ledger.in_use();
         let (free, used) = (free as u64, (total - free) as u64);
         let others = used.saturating_sub(ours);
-        Ok(self.cap.map_or(free + ours, |c| c.saturating_sub(others).min(free + ours)))
+        Ok(self.limits.mem_cap.map_or(free + ours, |c| c.saturating_sub(others).min(free + ours)))
     }
 
     /// Makes the memory plan for `srs` the first time it is met: chooses the resident sections,
@@ -160,8 +181,33 @@ impl GpuProver {
         } else {
             eprintln!("{}: memory plan: {}", self.label(), plan.describe());
         }
+        self.pin_streamed(p, srs, &plan);
         p.plan = Some(plan);
         Ok(())
+    }
+
+    /// Page-locks the streamed sections the host budget holds, most saved per byte first, and
+    /// says so. A section the driver cannot lock keeps streaming through staging (a warning).
+    fn pin_streamed(&self, p: &mut Placement, srs: &ParamsFile, plan: &Residency) {
+        let budget = self.limits.host_pin.unwrap_or_else(host_pin::default_budget);
+        let kinds = residency::choose_pinned(&plan.streamed, &p.sections, budget);
+        p.pinned.clear();
+        let mut reports = Vec::new();
+        for kind in kinds {
+            match host_pin::pin(&self.gpu.ctx, srs, kind) {
+                Ok((buf, report)) => {
+                    p.pinned.push((kind, buf));
+                    reports.extend(report);
+                }
+                Err(e) => {
+                    eprintln!("warning: {}: {e}; the section streams through pinned staging", self.label());
+                    break;
+                }
+            }
+        }
+        if !reports.is_empty() {
+            eprintln!("{}: {}", self.label(), host_pin::describe(&reports));
+        }
     }
 
     /// One line on the plan and the device memory measured under it: the most the prover held
@@ -171,8 +217,10 @@ impl GpuProver {
         let plan = p.plan.as_ref()?;
         let stages =
             STAGES.iter().zip(p.stage_peaks).map(|(n, b)| format!("{n} {:.1}", gib(b))).collect::<Vec<_>>().join(", ");
+        let pinned = p.pinned.iter().map(|(k, _)| k.name()).collect::<Vec<_>>().join(", ");
+        let pinned = if pinned.is_empty() { pinned } else { format!("; {pinned} page-locked in host memory") };
         Some(format!(
-            "{}: device memory over {} partition(s): peak {:.1} GiB held against the plan's {:.1} GiB ({}); working set {:.1} GiB measured against {:.1} GiB planned (GiB per stage: {stages})",
+            "{}: device memory over {} partition(s): peak {:.1} GiB held against the plan's {:.1} GiB ({}{pinned}); working set {:.1} GiB measured against {:.1} GiB planned (GiB per stage: {stages})",
             self.label(),
             p.partitions,
             gib(plan.resident_bytes + p.measured_working),
@@ -263,13 +311,15 @@ impl GpuProver {
     ) -> Result<(Proof, ProveTimings)> {
         let resident = p.plan.as_ref().map_or(0, |plan| plan.resident_bytes);
         let ledger = &self.gpu.ctx.ledger;
-        let points = |kind: SectionKind| match p.resident.as_ref().and_then(|res| res.section(kind)) {
-            Some(buf) => MsmPoints::Device { buf, first: 0 },
-            None => MsmPoints::Host(srs.raw_points(kind)),
+        let pinned = |kind: SectionKind| p.pinned.iter().find(|(k, _)| *k == kind).map(|(_, b)| &**b);
+        let points = |kind: SectionKind| match (p.resident.as_ref().and_then(|res| res.section(kind)), pinned(kind)) {
+            (Some(buf), _) => MsmPoints::Device { buf, first: 0 },
+            (None, Some(bytes)) => MsmPoints::Pinned { bytes, first: 0 },
+            (None, None) => MsmPoints::Host(srs.raw_points(kind)),
         };
-        // A streamed section's file pages leave the process's RSS once its MSM is done.
+        // A section streamed through staging leaves the process's RSS once its MSM is done.
         let streamed = |kind: SectionKind| {
-            if p.resident.as_ref().and_then(|res| res.section(kind)).is_none() {
+            if p.resident.as_ref().and_then(|res| res.section(kind)).is_none() && pinned(kind).is_none() {
                 srs.release_pages(kind, 0, srs.raw(kind).len());
             }
         };

@@ -5,7 +5,9 @@
 //! A resident section costs its converted size for good and saves, at every partition, the time
 //! its MSM spends waiting for streamed points. Sections are kept resident in the order of seconds
 //! saved per byte ([`stream_cost`]) while they fit beside the working set and its margin; the
-//! others stream. When not even the working set fits, there is no plan: the card is too small.
+//! others stream, and of those the ones that save most per byte are page-locked in host memory
+//! within its budget ([`choose_pinned`]). When not even the working set fits, there is no plan:
+//! the card is too small.
 //!
 //! The working set is [`working_set`]: the peak of the device bytes a partition holds at once,
 //! measured stage by stage through the allocation ledger ([`super::ledger`]) and written down
@@ -98,18 +100,24 @@ pub fn with_margin(measured: u64) -> u64 {
     measured + (measured * MARGIN_PERCENT / 100).max(MARGIN_MIN)
 }
 
+/// The sections, most seconds saved per byte first; ties by size (smaller first), then by
+/// section order.
+fn by_saving(sections: &[Section]) -> Vec<&Section> {
+    let mut order: Vec<&Section> = sections.iter().collect();
+    order.sort_by(|x, y| {
+        let (px, py) = (x.stream_cost / x.bytes.max(1) as f64, y.stream_cost / y.bytes.max(1) as f64);
+        py.total_cmp(&px).then(x.bytes.cmp(&y.bytes)).then((x.kind as usize).cmp(&(y.kind as usize)))
+    });
+    order
+}
+
 /// Chooses the resident sections for `capacity` usable bytes and a partition working set of
 /// `working` bytes (margin included). None when the working set alone does not fit.
 pub fn plan(capacity: u64, working: u64, sections: &[Section]) -> Option<Residency> {
     if working > capacity {
         return None;
     }
-    let mut order: Vec<&Section> = sections.iter().collect();
-    // Most seconds saved per byte first; ties by size (smaller first), then by section order.
-    order.sort_by(|x, y| {
-        let (px, py) = (x.stream_cost / x.bytes.max(1) as f64, y.stream_cost / y.bytes.max(1) as f64);
-        py.total_cmp(&px).then(x.bytes.cmp(&y.bytes)).then((x.kind as usize).cmp(&(y.kind as usize)))
-    });
+    let order = by_saving(sections);
     let mut r = Residency {
         resident: vec![],
         streamed: vec![],
@@ -128,6 +136,21 @@ pub fn plan(capacity: u64, working: u64, sections: &[Section]) -> Option<Residen
     }
     r.working_bytes = capacity - r.resident_bytes;
     Some(r)
+}
+
+/// Of the `streamed` sections, those to keep in page-locked host memory within `budget` bytes
+/// ([`super::host_pin`]): most saved per byte first, each that still fits (a streamed MSM from
+/// pinned memory is paced by the copy engine, not by the cores' copy into staging).
+pub fn choose_pinned(streamed: &[SectionKind], sections: &[Section], budget: u64) -> Vec<SectionKind> {
+    let mut left = budget;
+    let mut chosen = Vec::new();
+    for s in by_saving(sections) {
+        if streamed.contains(&s.kind) && s.bytes > 0 && s.bytes <= left {
+            left -= s.bytes;
+            chosen.push(s.kind);
+        }
+    }
+    chosen
 }
 
 /// Device bytes one partition of a circuit with a domain of `domain` points holds at once
@@ -269,6 +292,25 @@ mod tests {
         assert!(q.resident.is_empty() && q.resident_bytes == 0);
         // The first to go is the one chosen last: the least saved per byte.
         assert_eq!(p.without_cheapest(&secs).unwrap().streamed, vec![*p.resident.last().unwrap()]);
+    }
+
+    #[test]
+    fn pinned_sections_are_streamed_ones_within_the_budget() {
+        let secs = porep_32gib();
+        // A 24 GiB card: only b_g1 resident; a 32 GiB host budget holds the sparse queries and
+        // b_g2 (30.5 GiB), not h besides.
+        let p = plan(23 * GIB + GIB / 2, with_margin(working_set(1 << 27)), &secs).unwrap();
+        let pinned = choose_pinned(&p.streamed, &secs, 32 * GIB);
+        assert_eq!(pinned, vec![L, A, BG2], "{p:?}");
+        let bytes: u64 = secs.iter().filter(|s| pinned.contains(&s.kind)).map(|s| s.bytes).sum();
+        assert!(bytes <= 32 * GIB);
+        // A section too large for what is left is skipped; a smaller one after it still goes in.
+        assert_eq!(choose_pinned(&p.streamed, &secs, 13 * GIB), vec![L]);
+        assert_eq!(choose_pinned(&[H, BG2], &secs, 13 * GIB), vec![BG2]);
+        assert!(choose_pinned(&p.streamed, &secs, 0).is_empty());
+        // Resident sections are never pinned.
+        let all = plan(200 * GIB, 20 * GIB, &secs).unwrap();
+        assert!(choose_pinned(&all.streamed, &secs, 100 * GIB).is_empty());
     }
 
     #[test]

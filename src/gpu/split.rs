@@ -201,6 +201,7 @@ impl SplitQuery {
         let have = match &points {
             MsmPoints::Device { buf, first } => (buf.len() / (2 * G::W)).saturating_sub(*first),
             MsmPoints::Host(raw) => raw.len() / G::SER,
+            MsmPoints::Pinned { bytes, first } => (bytes.len() / G::SER).saturating_sub(*first),
         };
         if self.ones_first + self.ones_len > have {
             return Err(GpuError::Invalid(format!(
@@ -215,17 +216,22 @@ impl SplitQuery {
                 let gathered = self.gather_points::<G>(gpu, k, buf, first)?;
                 msm.msm_first::<G>(gpu, MsmPoints::Device { buf: &gathered, first: 0 }, &self.scalars, n, 0)?
             }
-            MsmPoints::Host(raw) => {
-                let bytes = gather_raw(raw.bytes(), G::SER, &self.positions);
-                msm.msm_first::<G>(gpu, MsmPoints::Host(RawPoints::memory(&bytes)), &self.scalars, n, 0)?
-            }
+            MsmPoints::Host(raw) => self.gathered_msm::<G>(gpu, msm, raw.bytes())?,
+            MsmPoints::Pinned { bytes, first } => self.gathered_msm::<G>(gpu, msm, bytes.host(first * G::SER..)?)?,
         };
         let ones_points = match points {
             MsmPoints::Device { buf, first } => MsmPoints::Device { buf, first: first + self.ones_first },
             MsmPoints::Host(raw) => MsmPoints::Host(raw.slice(self.ones_first * G::SER..raw.len())),
+            MsmPoints::Pinned { bytes, first } => MsmPoints::Pinned { bytes, first: first + self.ones_first },
         };
         let ones = msm.batch_add::<G>(gpu, ones_points, &self.ones, self.ones_len)?;
         Ok(G::add(&ones, &dense))
+    }
+
+    /// The MSM of the dense part, its points gathered on the host from a section's raw bytes.
+    fn gathered_msm<G: Group>(&self, gpu: &Gpu, msm: &Msm, raw: &[u8]) -> Result<G::Jac> {
+        let bytes = gather_raw(raw, G::SER, &self.positions);
+        msm.msm_first::<G>(gpu, MsmPoints::Host(RawPoints::memory(&bytes)), &self.scalars, self.positions.len(), 0)
     }
 
     /// The dense part's points, gathered from a converted section on the device.

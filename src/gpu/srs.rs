@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 
-use super::feed::{self, Pinned};
+use super::feed::{self, FeedFrom, Pinned};
 use super::kernels::SrsKernels;
 use super::layout::{Group, G1, G2};
 use super::{DeviceBuffer, Gpu};
@@ -84,7 +84,8 @@ fn convert_resident<G: Group>(
     let chunk = (RESIDENT_CHUNK_BYTES / G::SER).min(n);
     // Full 256 MiB chunks: the staging made for the G1 sections (converted first) holds G2's too.
     let staging = Pinned::reuse::<G>(pinned.take(), gpu, RESIDENT_CHUNK_BYTES / G::SER).map_err(|e| e.to_string())?;
-    let fed = feed::with_feed::<G, _>(gpu, k, staging, raw.slice(0..n * G::SER), chunk, |feed| {
+    let from = FeedFrom::Copied(raw.slice(0..n * G::SER));
+    let fed = feed::with_feed::<G, _>(gpu, k, Some(staging), from, chunk, |feed| {
         feed.upload(0)?;
         for i in 0..feed.chunks() {
             let first = i * chunk;

@@ -225,6 +225,16 @@ impl ParamsFile {
         &self.sections[kind as usize]
     }
 
+    /// The open file behind the map (for mappings of a section of its own, such as a page-locked one).
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// The file offset of a section's first point.
+    pub fn section_offset(&self, kind: SectionKind) -> usize {
+        self.section(kind).offset
+    }
+
     /// The raw bytes of a section's points.
     pub fn raw(&self, kind: SectionKind) -> &[u8] {
         let s = self.section(kind);

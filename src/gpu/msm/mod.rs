@@ -20,7 +20,7 @@
 //! [`MsmTuning`].
 use super::kernels::{MsmKernels, SrsKernels};
 use super::layout::{Group, G1, G2};
-use super::{DeviceBuffer, Gpu, GpuError, Result};
+use super::{DeviceBuffer, Gpu, GpuError, PinnedBuffer, Result};
 use crate::ec::{P1, P2};
 use crate::srs::RawPoints;
 
@@ -41,6 +41,9 @@ pub enum MsmPoints<'a> {
     /// through pinned, double-buffered staging and converted there with the srs kernels (status words
     /// checked; a bad point is an error naming its index).
     Host(RawPoints<'a>),
+    /// Raw points as for `Host`, in page-locked host memory ([`crate::gpu::host_pin`]), from
+    /// point `first` on: each chunk is uploaded straight from it.
+    Pinned { bytes: &'a PinnedBuffer<u8>, first: usize },
 }
 
 /// What multiplies the points: Fr scalars (Montgomery form, 8 words each) or a bitmap (batch addition).

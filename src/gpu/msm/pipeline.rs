@@ -4,7 +4,7 @@ use super::plan::{self, MsmPlan, RUN_T, SLIM_BLOCK};
 use super::source::{self, PinnedCache, Source};
 use super::tuning::MsmTuning;
 use super::{MsmPoints, Weights};
-use crate::gpu::feed::{self, FeedStats};
+use crate::gpu::feed::{self, FeedFrom, FeedStats};
 use crate::gpu::kernels::msm::{EC_BLOCK, SCAN_TILE};
 use crate::gpu::kernels::{
     blocks_for, Grid, MsmAccumulateArgs, MsmBitmapSortArgs, MsmBucketSumsArgs, MsmCountDenseArgs, MsmDigitsArgs,
@@ -51,7 +51,7 @@ pub(super) fn msm<G: Group>(
         Weights::Scalars(s) => Some(count_dense(gpu, kernels.msm, sms, s, n)?),
         Weights::Bitmap(_) => None,
     };
-    let host = matches!(points, MsmPoints::Host(_));
+    let host = !matches!(points, MsmPoints::Device { .. });
     let default = if host { tuning.stage_bytes() / G::SER } else { DEVICE_CHUNK };
     let mut plan = MsmPlan::new(n, dense, if chunk == 0 { default } else { chunk }, tuning);
     if chunk == 0 {
@@ -67,6 +67,21 @@ pub(super) fn msm<G: Group>(
         Err(e) if e.is_out_of_memory() => Run::<G>::new(gpu, kernels.msm, plan, sms, Vec::new()),
         r => r,
     };
+    let len = plan.chunk.min(n);
+    // A streamed MSM: the points fed chunk by chunk, converted on the device.
+    let mut fed_msm = |from, staging| {
+        let (run, kept, stats) = feed::with_feed::<G, _>(gpu, kernels.srs, staging, from, len, |feed| {
+            let mut src = Source::Host { pts: gpu.alloc(len * 2 * G::W)?, feed };
+            let mut run = new_run()?;
+            phases.mark("setup")?;
+            accumulate_chunks(&mut run, &mut src, w, n, &mut phases)?;
+            Ok(run)
+        })?;
+        if let Some(p) = kept {
+            pinned.put(p);
+        }
+        Ok::<_, GpuError>((run, Some(stats)))
+    };
     let (mut run, fed) = match points {
         MsmPoints::Device { buf, first } => {
             let mut src = source::device_points::<G>(buf, first, n)?;
@@ -76,21 +91,10 @@ pub(super) fn msm<G: Group>(
             (run, None)
         }
         MsmPoints::Host(raw) => {
-            let raw = source::host_points::<G>(raw, n)?;
-            let len = plan.chunk.min(n);
-            let staging = pinned.take::<G>(gpu, len)?;
-            let (run, kept, stats) = feed::with_feed::<G, _>(gpu, kernels.srs, staging, raw, len, |feed| {
-                let mut src = Source::Host { pts: gpu.alloc(len * 2 * G::W)?, feed };
-                let mut run = new_run()?;
-                phases.mark("setup")?;
-                accumulate_chunks(&mut run, &mut src, w, n, &mut phases)?;
-                Ok(run)
-            })?;
-            if let Some(p) = kept {
-                pinned.put(p);
-            }
-            (run, Some(stats))
+            let from = FeedFrom::Copied(source::host_points::<G>(raw, n)?);
+            fed_msm(from, Some(pinned.take::<G>(gpu, len)?))?
         }
+        MsmPoints::Pinned { bytes, first } => fed_msm(source::pinned_points::<G>(bytes, first, n)?, None)?,
     };
     let r = match w {
         Weights::Bitmap(_) => run.read_point(run.plan.ones()),
@@ -704,8 +708,9 @@ impl Phases {
         }
         let total: f64 = sums.iter().map(|s| s.1).sum();
         let mut parts: Vec<String> = sums.iter().map(|(n, ms)| format!("{n} {ms:.2}")).collect();
-        if let Some(f) = fed {
+        if let Some(f) = fed.filter(|f| f.fill_s > 0.0) {
             // host side: the staging thread's copies and how long the chunk loop waited for them
+            // (none when the points are page-locked already)
             let rate = f.bytes as f64 / f.fill_s.max(1e-9) / 1e9;
             parts.push(format!("(host copies {:.2} at {rate:.1} GB/s, waited {:.2})", f.fill_s * 1e3, f.wait_s * 1e3));
         }

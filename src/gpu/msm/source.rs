@@ -1,9 +1,10 @@
 //! The points of one MSM, chunk by chunk: a view of converted points on the device, or raw
-//! .params bytes fed from host memory ([`crate::gpu::feed`]: staged by a thread of their own,
-//! uploaded on a copy stream, converted on the device) into one chunk buffer.
-use crate::gpu::feed::{Feed, Pinned};
+//! .params bytes fed from host memory ([`crate::gpu::feed`]: staged by a thread of their own
+//! unless they are page-locked, uploaded on a copy stream, converted on the device) into one
+//! chunk buffer.
+use crate::gpu::feed::{Feed, FeedFrom, Pinned};
 use crate::gpu::layout::Group;
-use crate::gpu::{DeviceBuffer, DeviceSlice, Gpu, GpuError, Result};
+use crate::gpu::{DeviceBuffer, DeviceSlice, Gpu, GpuError, PinnedBuffer, Result};
 use crate::srs::RawPoints;
 use std::sync::Mutex;
 
@@ -57,6 +58,20 @@ pub(super) fn host_points<G: Group>(raw: RawPoints<'_>, n: usize) -> Result<RawP
         )));
     }
     Ok(raw.slice(0..n * G::SER))
+}
+
+/// Points first..first+n of a section's raw bytes in page-locked memory, checked against its length.
+pub(super) fn pinned_points<G: Group>(bytes: &PinnedBuffer<u8>, first: usize, n: usize) -> Result<FeedFrom<'_>> {
+    if bytes.len() < (first + n) * G::SER {
+        return Err(GpuError::Invalid(format!(
+            "{} points {first}..{} asked of {} pinned bytes ({} points)",
+            G::NAME,
+            first + n,
+            bytes.len(),
+            bytes.len() / G::SER
+        )));
+    }
+    Ok(FeedFrom::Pinned(bytes, first * G::SER..(first + n) * G::SER))
 }
 
 impl<G: Group> Source<'_, '_, G> {
