@@ -79,9 +79,9 @@ fn test_circuits_same_bytes_on_gpu_and_cpu() {
     let dir = tempfile::tempdir().unwrap();
     let resident = GpuProver::open(0, GpuLimits::default()).expect("a GPU");
     // A cap below the parameters forces every MSM to stream its points from host memory.
-    let streamed = GpuProver::open(0, GpuLimits { mem_cap: Some(3 << 30), host_pin: Some(0) }).expect("a GPU");
+    let streamed = GpuProver::open(0, GpuLimits { mem_cap: Some(3 << 30), host_pin: 0 }).expect("a GPU");
     // The same, with every streamed section page-locked in host memory and uploaded from there.
-    let pinned = GpuProver::open(0, GpuLimits { mem_cap: Some(3 << 30), host_pin: Some(1 << 40) }).expect("a GPU");
+    let pinned = GpuProver::open(0, GpuLimits { mem_cap: Some(3 << 30), host_pin: 1 << 40 }).expect("a GPU");
     for log_n in (env_log("FILSNARK_GPU_TEST_MIN_LOG", 16)..=env_log("FILSNARK_GPU_TEST_MAX_LOG", 20)).step_by(2) {
         let srs = chain_params(dir.path(), log_n);
         let pvk = PreparedVerifyingKey::new(&srs.vk);
@@ -135,7 +135,7 @@ fn porep_2kib_same_bytes_on_gpu_and_cpu_and_chain_accepts() {
         prove(&["--device", "0", "--gpu-mem-cap", "2560MiB", "--pin-host-mem", "0"], "streamed.proof");
     assert!(log.contains("streamed"), "expected streamed parameters under a 2.5 GiB cap:\n{log}");
     assert!(!log.contains("pinned in host memory"), "--pin-host-mem 0 pins nothing:\n{log}");
-    let (pinned, log) = prove(&["--device", "0", "--gpu-mem-cap", "2560MiB"], "pinned.proof");
+    let (pinned, log) = prove(&["--device", "0", "--gpu-mem-cap", "2560MiB", "--pin-host-mem", "1GiB"], "pinned.proof");
     assert!(log.contains("pinned in host memory"), "expected streamed sections page-locked:\n{log}");
     assert_eq!(pinned, cpu, "GPU proof from page-locked sections and CPU proof differ for the same seed");
     assert_eq!(gpu, cpu, "GPU and CPU proofs differ for the same seed");

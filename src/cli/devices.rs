@@ -17,11 +17,11 @@ pub struct DeviceArgs {
     /// memory for every MSM, as on a smaller card
     #[arg(long, value_parser = parse_size)]
     pub gpu_mem_cap: Option<u64>,
-    /// Page-lock up to SIZE of host memory for the parameter sections that stream (the copy engine
-    /// then reads them directly, at up to twice the speed); 0 turns it off [default: a quarter of
-    /// the host's memory, at most 32GiB]
-    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
-    pub pin_host_mem: Option<u64>,
+    /// Page-lock up to SIZE of host memory for the parameter sections that stream, e.g. 32GiB: the
+    /// copy engine then reads them in place instead of the cores copying each chunk into staging
+    /// first; 0 turns it off
+    #[arg(long, value_parser = parse_size, value_name = "SIZE", default_value = "0")]
+    pub pin_host_mem: u64,
 }
 
 impl DeviceArgs {

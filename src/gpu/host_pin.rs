@@ -6,7 +6,9 @@
 //! H200 host, and the batch additions of the sparse queries wait for that copy. Page-locked once,
 //! the section goes to the device at the copy engine's rate. The memory plan
 //! ([`super::residency::choose_pinned`]) picks which streamed sections are pinned within a host
-//! budget (`--pin-host-mem`); they are pinned once per process and shared by every device.
+//! budget (`--pin-host-mem`, off by default until a device has measured it; the L, A and B G2
+//! sections of the 32GiB PoRep parameters take 29 GiB); they are pinned once per process and
+//! shared by every device.
 //!
 //! A section is pinned in place where the driver can lock the file's pages (a read-only
 //! registration of a mapping of the file: no copy, no memory beside the page cache), else copied
@@ -17,23 +19,6 @@ use std::time::Instant;
 
 use super::{Context, PinnedBuffer};
 use crate::srs::{ParamsFile, SectionKind};
-
-/// The default budget: a quarter of the host's memory, at most 32 GiB (the L, A and B G2
-/// sections of the 32GiB PoRep parameters take 29 GiB).
-pub fn default_budget() -> u64 {
-    (total_memory() / 4).min(32 << 30)
-}
-
-/// Bytes of host memory (`MemTotal`), 0 when unknown.
-fn total_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("MemTotal:"))?.to_string();
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        })
-        .map_or(0, |kib| kib << 10)
-}
 
 /// One pinned section.
 struct Pinned {

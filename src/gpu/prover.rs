@@ -59,16 +59,8 @@ pub struct GpuProver {
 pub struct GpuLimits {
     /// Usable device bytes (`--gpu-mem-cap`); None: all free memory.
     pub mem_cap: Option<u64>,
-    /// Bytes of host memory to page-lock for streamed sections (`--pin-host-mem`); None:
-    /// [`host_pin::default_budget`].
-    pub host_pin: Option<u64>,
-}
-
-impl GpuLimits {
-    /// Under a device-memory cap, with the default host budget.
-    pub fn capped(mem_cap: u64) -> GpuLimits {
-        GpuLimits { mem_cap: Some(mem_cap), host_pin: None }
-    }
+    /// Bytes of host memory to page-lock for streamed sections (`--pin-host-mem`); 0: none.
+    pub host_pin: u64,
 }
 
 /// The memory plan for one parameter file and what was measured under it.
@@ -189,8 +181,7 @@ impl GpuProver {
     /// Page-locks the streamed sections the host budget holds, most saved per byte first, and
     /// says so. A section the driver cannot lock keeps streaming through staging (a warning).
     fn pin_streamed(&self, p: &mut Placement, srs: &ParamsFile, plan: &Residency) {
-        let budget = self.limits.host_pin.unwrap_or_else(host_pin::default_budget);
-        let kinds = residency::choose_pinned(&plan.streamed, &p.sections, budget);
+        let kinds = residency::choose_pinned(&plan.streamed, &p.sections, self.limits.host_pin);
         p.pinned.clear();
         let mut reports = Vec::new();
         for kind in kinds {
