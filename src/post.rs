@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{anyhow, Result};
 
 use crate::circuit::post::{circuits_from_post, post_statement};
+use crate::circuit::post_windows::post_stem;
 use crate::circuit::{CircuitKind, ProofCircuits, ProofKind};
 use crate::input::post::command_name;
 use crate::input::vanilla::check_post_elements;
@@ -14,6 +15,7 @@ use crate::input::{PostInput, PostPublic};
 use crate::job::{load_and_prove, verify_proof, JobOptions, ProveReport};
 use crate::pipeline::proofs::{Events, Input, InputLabel, NoEvents, ParamsCache};
 use crate::prover::Backend;
+use crate::srs::locate;
 use filecoin_proofs_api::PoStType;
 
 /// The proof kind of a PoSt type.
@@ -33,8 +35,16 @@ pub fn check(input: &PostInput) -> Result<Box<dyn ProofCircuits>> {
 }
 
 /// A post.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
+/// The parameters are opened (their sampled point check, the prepared verifying key) beside
+/// the checks; an input error still comes first.
 pub fn load(input: &PostInput, params_dir: Option<&Path>, cache: &mut ParamsCache) -> Result<Input> {
-    let circuits = check(input)?;
+    let open = || {
+        let stem = post_stem(input.public.registered)?;
+        locate::find(params_dir, &stem, "params").and_then(|path| cache.get(&path))
+    };
+    let (circuits, opened) = rayon::join(|| check(input), open);
+    let circuits = circuits?;
+    opened?;
     let p = &input.public;
     let label = InputLabel {
         circuit: CircuitKind::new(proof_kind(p.typ()), input.size),

@@ -5,9 +5,10 @@
 //! variables and there is no prefix beyond ONE. Every sector allocates the same numbers, so the
 //! sectors are the "challenges" of [`ChallengeCircuit`], and a window is the crate's own
 //! `Sector` synthesis (the same code `FallbackPoStCircuit::synthesize` runs for each sector,
-//! in order). What one sector records is counted first ([`Counter`]: no value and no linear
-//! combination computed), so every sector's window starts at once: a 2KiB WindowPoSt partition
-//! has two sectors, and learning the span from the first would leave one core idle.
+//! in order). What one sector records is counted first, on a blank sector beside the vanilla
+//! checks ([`Counter`]: no value and no linear combination computed), so every sector's window
+//! starts at once: a 2KiB WindowPoSt partition has two sectors, and learning the span from the
+//! first would leave one core idle.
 use std::ops::Range;
 
 use anyhow::{anyhow, Result};
@@ -16,7 +17,7 @@ use blstrs::Scalar;
 use filecoin_proofs_api::RegisteredPoStProof;
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_core::merkle::MerkleTreeTrait;
-use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound};
+use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, Sector};
 
 use super::post::{params_stem_of, public_params, PostCircuits};
 use super::r1cs::{R1cs, R1csCs};
@@ -58,9 +59,7 @@ where
         let circuit = self.circuit(k)?;
         let mut cs = WitnessCs::with_capacity(0);
         if parallel {
-            let per =
-                sector_span(&Sectors(&circuit)).map_err(|e| anyhow!("counting a sector of partition {k}: {e}"))?;
-            synthesize_windows(&Sectors(&circuit), &mut cs, Some(per))
+            synthesize_windows(&Sectors(&circuit), &mut cs, Some(self.span))
                 .map_err(|e| anyhow!("synthesis of partition {k} failed: {e:#}"))?;
         } else {
             circuit.synthesize(&mut cs).map_err(|e| anyhow!("synthesis of partition {k} failed: {e}"))?;
@@ -69,13 +68,14 @@ where
     }
 }
 
-/// What one circuit sector records, counted from sector 0 (there is no prefix).
-fn sector_span<Tree: 'static + MerkleTreeTrait>(sectors: &Sectors<'_, Tree>) -> Result<Span, SynthesisError>
-where
-    FallbackPoStCircuit<Tree>: Sync,
-{
+/// What one circuit sector records, counted on a blank sector: every sector of every partition
+/// of these public parameters allocates the same (the parameters fix the R1CS), and there is no
+/// prefix.
+pub(super) fn sector_span<Tree: 'static + MerkleTreeTrait>(pp: &fallback::PublicParams) -> Result<Span> {
     let mut counter = Counter(Span::default());
-    sectors.synthesize_range(&mut counter, 0..1)?;
+    (&Sector::<Tree>::blank_circuit(pp))
+        .synthesize(&mut counter)
+        .map_err(|e| anyhow!("counting a blank circuit sector: {e}"))?;
     Ok(counter.0)
 }
 
