@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use blstrs::Scalar;
 
-use super::repeats::{summed_section, Distinct};
+use super::repeats::{summed_section, Distinct, GroupSums};
 use crate::ec::scalar::as_bytes;
 use crate::ec::{scalar_bytes, Curve, P1Affine, P2Affine, ScalarBytes, G1, G2, P1, P2};
 use crate::srs::points::gather;
@@ -58,7 +58,7 @@ impl Split {
 
     /// The section the MSM reads and the indices of its points there, scalar j meeting point
     /// j: the query's own section, or where scalars repeat, the section of the summed points.
-    fn msm_points<'a, C: Curve>(&'a self, raw: &'a [u8]) -> (Cow<'a, [u8]>, Cow<'a, [u32]>) {
+    fn msm_points<'a, C: GroupSums>(&'a self, raw: &'a [u8]) -> (Cow<'a, [u8]>, Cow<'a, [u32]>) {
         if self.repeats.is_empty() {
             return (raw.into(), self.msm_indices());
         }

@@ -4,9 +4,10 @@
 //! open the same paths, and every WinningPoSt circuit sector hashes its sector's comm_c and
 //! comm_r_last again. Their witness values repeat (a 2KiB WinningPoSt partition has some 4,900
 //! distinct values among 90,000), so the points of equal scalars are summed first, one addition
-//! each, and the MSM runs over one point per distinct value instead of some twenty additions per
-//! point. [`Distinct`] finds the repeats while a query is split; [`summed_section`] writes the
-//! summed points as a section of their own, which the MSMs read as they read the file's.
+//! each (batch-affine on AVX-512 IFMA: [`GroupSums`]), and the MSM runs over one point per
+//! distinct value instead of some twenty additions per point. [`Distinct`] finds the repeats
+//! while a query is split; [`summed_section`] writes the summed points as a section of their
+//! own, which the MSMs read as they read the file's.
 use std::collections::hash_map::{Entry, HashMap};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
@@ -14,7 +15,8 @@ use blst::blst_fr;
 use blstrs::Scalar;
 use rayon::prelude::*;
 
-use crate::ec::Curve;
+use super::msm::AVX512_MIN_POINTS;
+use crate::ec::{Curve, G1, G2, P1, P2};
 
 /// A scalar by its Montgomery limbs (equal limbs, equal scalars).
 #[derive(PartialEq, Eq)]
@@ -66,28 +68,68 @@ const TASK: usize = 1 << 10;
 
 /// The section of the distinct values' points: point g is the point `firsts[g]` of `raw` plus
 /// every point `i` of `repeats` (i, g), encoded as `raw` encodes its points.
-pub fn summed_section<C: Curve>(raw: &[u8], firsts: &[u32], repeats: &[(u32, u32)]) -> Vec<u8> {
+pub fn summed_section<C: GroupSums>(raw: &[u8], firsts: &[u32], repeats: &[(u32, u32)]) -> Vec<u8> {
     let size = C::UNCOMPRESSED_BYTES;
     let (starts, order) = by_group(firsts.len(), repeats);
     let mut out = vec![0u8; firsts.len() * size];
     out.par_chunks_mut(TASK * size).enumerate().for_each(|(t, bytes)| {
-        let mut sums = Vec::new();
+        // The task's groups with repeats: their slots, and their points (the first, then the rest).
+        let (mut slots, mut members, mut bounds) = (Vec::new(), Vec::new(), vec![0u32]);
         for (j, slot) in bytes.chunks_mut(size).enumerate() {
             let g = t * TASK + j;
-            let first = &raw[firsts[g] as usize * size..][..size];
             let more = &order[starts[g] as usize..starts[g + 1] as usize];
             if more.is_empty() {
-                slot.copy_from_slice(first);
+                slot.copy_from_slice(&raw[firsts[g] as usize * size..][..size]);
             } else {
-                let sum = more.iter().fold(C::from_affine(&C::decode_trusted(first)), |acc, &i| {
-                    C::add_affine(&acc, &C::decode_trusted(&raw[i as usize * size..]))
-                });
-                sums.push((j, sum));
+                slots.push(j);
+                members.push(firsts[g]);
+                members.extend_from_slice(more);
+                bounds.push(members.len() as u32);
             }
         }
-        write_points::<C>(bytes, &sums);
+        let sums = C::group_sums(raw, &members, &bounds);
+        write_points::<C>(bytes, &slots.into_iter().zip(sums).collect::<Vec<_>>());
     });
     out
+}
+
+/// Σ of each group of a section's points, group k being the points
+/// `members[bounds[k]..bounds[k + 1]]`: on AVX-512 IFMA from [`AVX512_MIN_POINTS`] points on, by
+/// batch-affine additions ([`super::avx512::msm::group_sums_g1`]), else one blst mixed addition
+/// per point.
+pub trait GroupSums: Curve {
+    fn group_sums(raw: &[u8], members: &[u32], bounds: &[u32]) -> Vec<Self::Jacobian>;
+}
+
+impl GroupSums for G1 {
+    fn group_sums(raw: &[u8], members: &[u32], bounds: &[u32]) -> Vec<P1> {
+        #[cfg(target_arch = "x86_64")]
+        if members.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+            return super::avx512::msm::group_sums_g1(raw, members, bounds);
+        }
+        blst_group_sums::<G1>(raw, members, bounds)
+    }
+}
+
+impl GroupSums for G2 {
+    fn group_sums(raw: &[u8], members: &[u32], bounds: &[u32]) -> Vec<P2> {
+        #[cfg(target_arch = "x86_64")]
+        if members.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+            return super::avx512::msm::group_sums_g2(raw, members, bounds);
+        }
+        blst_group_sums::<G2>(raw, members, bounds)
+    }
+}
+
+/// [`GroupSums::group_sums`] by blst.
+fn blst_group_sums<C: Curve>(raw: &[u8], members: &[u32], bounds: &[u32]) -> Vec<C::Jacobian> {
+    let size = C::UNCOMPRESSED_BYTES;
+    let sum = |group: &[u32]| {
+        group
+            .iter()
+            .fold(C::Jacobian::default(), |acc, &i| C::add_affine(&acc, &C::decode_trusted(&raw[i as usize * size..])))
+    };
+    bounds.windows(2).map(|w| sum(&members[w[0] as usize..w[1] as usize])).collect()
 }
 
 /// The repeats' point indices counting-sorted by group, and where each group's begin.
