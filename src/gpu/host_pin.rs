@@ -41,6 +41,12 @@ pub struct PinReport {
     pub seconds: f64,
 }
 
+/// Whether sections are page-locked in place (the file's pages) before trying a copy:
+/// `FILSNARK_PIN_COPY=1` copies them into huge pages instead (docs/tuning.md).
+fn in_place_first() -> bool {
+    std::env::var("FILSNARK_PIN_COPY").map_or(true, |v| v != "1")
+}
+
 /// The raw points of section `kind` of `srs` in page-locked memory: pinned before by this process,
 /// or now (in place, else copied). Pinned sections of other files are let go first.
 pub fn pin(
@@ -56,9 +62,11 @@ pub fn pin(
     let clock = Instant::now();
     let raw = srs.raw(kind);
     let offset = srs.section_offset(kind) as u64;
-    let (buf, in_place) = match PinnedBuffer::register_file(ctx, srs.file(), offset, raw.len()) {
-        Ok(b) => (b, true),
-        Err(_) => {
+    let placed =
+        if in_place_first() { PinnedBuffer::register_file(ctx, srs.file(), offset, raw.len()).ok() } else { None };
+    let (buf, in_place) = match placed {
+        Some(b) => (b, true),
+        None => {
             let copy = PinnedBuffer::register_filled(ctx, raw.len(), |at, dst| {
                 dst.copy_from_slice(&raw[at..at + dst.len()]);
                 Ok(())
