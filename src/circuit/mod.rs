@@ -24,6 +24,7 @@ mod native_tests;
 pub mod porep;
 pub mod porep_windows;
 pub mod post;
+pub mod post_span;
 #[cfg(test)]
 mod post_tests;
 pub mod post_windows;

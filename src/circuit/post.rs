@@ -29,7 +29,7 @@ use storage_proofs_core::sector::SectorId;
 use storage_proofs_core::util::NODE_SIZE;
 use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, SectorProof};
 
-use super::post_windows::sector_span;
+use super::post_span::sector_span;
 use super::window::Span;
 use super::witness::Assignment;
 use super::{ProofCircuits, ProofStatement};

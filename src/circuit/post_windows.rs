@@ -6,22 +6,21 @@
 //! sectors are the "challenges" of [`ChallengeCircuit`], and a window is the crate's own
 //! `Sector` synthesis (the same code `FallbackPoStCircuit::synthesize` runs for each sector,
 //! in order). What one sector records is counted first, on a blank sector beside the vanilla
-//! checks ([`Counter`]: no value and no linear combination computed), so every sector's window
-//! starts at once: a 2KiB WindowPoSt partition has two sectors, and learning the span from the
-//! first would leave one core idle.
+//! checks ([`super::post_span`]), so every sector's window starts at once: a 2KiB WindowPoSt
+//! partition has two sectors, and learning the span from the first would leave one core idle.
 use std::ops::Range;
 
 use anyhow::{anyhow, Result};
-use bellperson::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use bellperson::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar;
 use filecoin_proofs_api::RegisteredPoStProof;
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_core::merkle::MerkleTreeTrait;
-use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, Sector};
+use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound};
 
 use super::post::{params_stem_of, public_params, PostCircuits};
 use super::r1cs::{R1cs, R1csCs};
-use super::window::{synthesize_windows, ChallengeCircuit, Span};
+use super::window::{synthesize_windows, ChallengeCircuit};
 use super::witness::{Assignment, WitnessCs};
 use crate::input::proof_type::with_shape;
 use crate::input::PorepKind;
@@ -65,64 +64,6 @@ where
             circuit.synthesize(&mut cs).map_err(|e| anyhow!("synthesis of partition {k} failed: {e}"))?;
         }
         Ok(cs.finish())
-    }
-}
-
-/// What one circuit sector records, counted on a blank sector: every sector of every partition
-/// of these public parameters allocates the same (the parameters fix the R1CS), and there is no
-/// prefix.
-pub(super) fn sector_span<Tree: 'static + MerkleTreeTrait>(pp: &fallback::PublicParams) -> Result<Span> {
-    let mut counter = Counter(Span::default());
-    (&Sector::<Tree>::blank_circuit(pp))
-        .synthesize(&mut counter)
-        .map_err(|e| anyhow!("counting a blank circuit sector: {e}"))?;
-    Ok(counter.0)
-}
-
-/// A constraint system that only counts inputs, aux variables and constraints (the span of a
-/// witness recording, which keeps no non-zeros); it runs no closure, as a blank synthesis.
-struct Counter(Span);
-
-impl ConstraintSystem<Scalar> for Counter {
-    type Root = Self;
-
-    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Scalar, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.0.aux += 1;
-        Ok(Variable::new_unchecked(Index::Aux(self.0.aux - 1)))
-    }
-
-    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Scalar, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.0.inputs += 1;
-        Ok(Variable::new_unchecked(Index::Input(self.0.inputs)))
-    }
-
-    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
-    where
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-    {
-        self.0.constraints += 1;
-    }
-
-    fn push_namespace<NR: Into<String>, N: FnOnce() -> NR>(&mut self, _: N) {}
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
     }
 }
 

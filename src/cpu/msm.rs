@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use blstrs::Scalar;
 
+use super::avx512::MIN_POINTS as AVX512_MIN_POINTS;
 use super::repeats::{summed_section, Distinct, GroupSums};
 use crate::ec::scalar::as_bytes;
 use crate::ec::{scalar_bytes, Curve, P1Affine, P2Affine, ScalarBytes, G1, G2, P1, P2};
@@ -88,10 +89,6 @@ pub fn msm_g1(points: &[P1Affine], scalars: &[ScalarBytes]) -> P1 {
     }
     G1::msm(points, as_bytes(scalars), 255)
 }
-
-/// Below this many points blst's MSM is as fast as the AVX-512 one (2^10: both 18 ms, 2^11: 21 ms vs
-/// 31 ms, on 2 cores of a Sapphire Rapids).
-pub const AVX512_MIN_POINTS: usize = 1 << 11;
 
 /// Σ scalars[i]·points[i] over G2 by blst.
 pub fn msm_g2(points: &[P2Affine], scalars: &[ScalarBytes]) -> P2 {

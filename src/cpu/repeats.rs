@@ -15,7 +15,7 @@ use blst::blst_fr;
 use blstrs::Scalar;
 use rayon::prelude::*;
 
-use super::msm::AVX512_MIN_POINTS;
+use super::avx512::MIN_POINTS as AVX512_MIN_POINTS;
 use crate::ec::{Curve, G1, G2, P1, P2};
 
 /// A scalar by its Montgomery limbs (equal limbs, equal scalars).
