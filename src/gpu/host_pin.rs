@@ -21,15 +21,15 @@ use super::{Context, PinnedBuffer};
 use crate::srs::{ParamsFile, SectionKind};
 
 /// One pinned section.
-struct Pinned {
+struct PinnedSection {
     path: PathBuf,
     kind: SectionKind,
     buf: Arc<PinnedBuffer<u8>>,
 }
 
 /// The sections pinned in this process (every device's prover shares them).
-fn pinned() -> &'static Mutex<Vec<Pinned>> {
-    static PINNED: OnceLock<Mutex<Vec<Pinned>>> = OnceLock::new();
+fn pinned() -> &'static Mutex<Vec<PinnedSection>> {
+    static PINNED: OnceLock<Mutex<Vec<PinnedSection>>> = OnceLock::new();
     PINNED.get_or_init(|| Mutex::new(Vec::new()))
 }
 
@@ -78,7 +78,7 @@ pub fn pin(
         }
     };
     let buf = Arc::new(buf);
-    all.push(Pinned { path: srs.path.clone(), kind, buf: buf.clone() });
+    all.push(PinnedSection { path: srs.path.clone(), kind, buf: buf.clone() });
     let report = PinReport { kind, bytes: raw.len() as u64, in_place, seconds: clock.elapsed().as_secs_f64() };
     Ok((buf, Some(report)))
 }
