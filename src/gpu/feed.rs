@@ -3,7 +3,9 @@
 //! copies chunk k+2 into one of two pinned buffers while the copy engine uploads chunk k+1 (its
 //! own stream) and the SMs convert chunk k and run whatever the caller enqueues after it (the
 //! MSM's sort and accumulation). From page-locked memory ([`super::host_pin`]) the copy engine
-//! uploads each chunk straight from it. Used by the streamed MSM ([`super::msm`]) and by
+//! uploads each chunk straight from it. A gathered feed ([`FeedFrom::Gathered`]) stages only the
+//! points a list names, in its order: a batch addition that needs half of a section's points
+//! moves half of its bytes over the bus. Used by the streamed MSM ([`super::msm`]) and by
 //! residency ([`super::srs::ResidentSrs`]).
 //!
 //! Order of the work, per chunk k (buffers k % 2):
@@ -86,17 +88,31 @@ struct Filled {
 pub enum FeedFrom<'a> {
     /// Pageable memory or the file: each chunk is copied into pinned staging first.
     Copied(RawPoints<'a>),
+    /// The points `positions` of a section's raw bytes (any host memory), in that order: each
+    /// chunk's points are gathered into pinned staging first.
+    Gathered { bytes: &'a [u8], positions: &'a [u32] },
     /// Bytes `range` of page-locked memory: each chunk is uploaded straight from it.
     Pinned(&'a PinnedBuffer<u8>, std::ops::Range<usize>),
 }
 
 impl FeedFrom<'_> {
-    fn len(&self) -> usize {
+    /// Number of points of `ser` bytes.
+    fn points(&self, ser: usize) -> usize {
         match self {
-            FeedFrom::Copied(raw) => raw.len(),
-            FeedFrom::Pinned(_, r) => r.len(),
+            FeedFrom::Copied(raw) => raw.len() / ser,
+            FeedFrom::Gathered { positions, .. } => positions.len(),
+            FeedFrom::Pinned(_, r) => r.len() / ser,
         }
     }
+}
+
+/// What the staging thread copies from.
+#[derive(Clone, Copy)]
+enum Fill<'a> {
+    /// Consecutive bytes.
+    Range(RawPoints<'a>),
+    /// The points `positions` of `bytes`.
+    Gather { bytes: &'a [u8], positions: &'a [u32] },
 }
 
 /// How chunks reach the copy engine.
@@ -124,13 +140,15 @@ pub struct Feed<'a, G: Group> {
     kept: Vec<PinnedBuffer<u8>>,
     /// Length of the chunk last converted (for `check`).
     last: (usize, usize),
+    /// A gathered feed's section positions (for `check` to name a bad point by them).
+    positions: Option<&'a [u32]>,
     pub stats: FeedStats,
     _g: std::marker::PhantomData<G>,
 }
 
-/// Runs `f` with a feed of the `n = from.len() / G::SER` points of `from`, `chunk` points at a
-/// time. Points copied from pageable memory go through `staging` ([`Pinned::fits`] the chunk);
-/// page-locked ones need none (`staging` comes back untouched). Returns f's result, the staging
+/// Runs `f` with a feed of the points of `from`, `chunk` points at a time. Points copied or
+/// gathered from host memory go through `staging` ([`Pinned::fits`] the chunk); page-locked
+/// ones need none (`staging` comes back untouched). Returns f's result, the staging
 /// when every buffer came back (for the next feed), and the feed's host-side seconds.
 pub fn with_feed<G: Group, R>(
     gpu: &Gpu,
@@ -140,18 +158,19 @@ pub fn with_feed<G: Group, R>(
     chunk: usize,
     f: impl FnOnce(&mut Feed<'_, G>) -> Result<R>,
 ) -> Result<(R, Option<Pinned>, FeedStats)> {
-    let n = from.len() / G::SER;
+    let n = from.points(G::SER);
     if chunk == 0 {
         return Err(GpuError::Invalid("a feed of empty chunks".into()));
     }
-    let points = match from {
+    let (fill, positions) = match from {
         FeedFrom::Pinned(src, range) => {
             let status_host = PinnedBuffer::new(&gpu.ctx, chunk)?;
             let mut feed = Feed::<G>::new(gpu, srs, n, chunk, Upload::Direct { src, at: range.start }, status_host)?;
             let r = f(&mut feed)?;
             return Ok((r, staging, feed.stats));
         }
-        FeedFrom::Copied(points) => points,
+        FeedFrom::Copied(points) => (Fill::Range(points), None),
+        FeedFrom::Gathered { bytes, positions } => (Fill::Gather { bytes, positions }, Some(positions)),
     };
     let pinned = staging
         .filter(|p| p.fits::<G>(chunk))
@@ -170,10 +189,11 @@ pub fn with_feed<G: Group, R>(
     }
     let ctx = gpu.ctx.clone();
     std::thread::scope(|scope| {
-        scope.spawn(move || fill_chunks(&ctx, points, G::SER, chunk, n, empty_rx, filled_tx));
+        scope.spawn(move || fill_chunks(&ctx, fill, G::SER, chunk, n, empty_rx, filled_tx));
         let from = Upload::Staged { filled: filled_rx, empty: empty_tx };
         let mut feed = Feed::<G>::new(gpu, srs, n, chunk, from, status_host)?;
         feed.kept = kept;
+        feed.positions = positions;
         let r = f(&mut feed)?;
         // Dropping the feed closes both channels: the staging thread stops at its next step.
         let Feed { kept, status_host, stats, .. } = feed;
@@ -184,10 +204,11 @@ pub fn with_feed<G: Group, R>(
 
 /// The staging thread: chunk after chunk, takes an empty pinned buffer (its last upload done),
 /// copies the chunk's bytes into it on the staging pool (1 MiB per task, read from the file or
-/// memory) and hands it over. Stops when either channel closes (the feed finished or failed).
+/// memory, or gathered point by point) and hands it over. Stops when either channel closes (the
+/// feed finished or failed).
 fn fill_chunks(
     ctx: &crate::gpu::Context,
-    raw: RawPoints<'_>,
+    fill: Fill<'_>,
     ser: usize,
     chunk: usize,
     n: usize,
@@ -203,23 +224,42 @@ fn fill_chunks(
         let (s, len) = (k * chunk, chunk.min(n - k * chunk));
         let clock = Instant::now();
         let msg = match buf.host_mut(..len * ser) {
-            Ok(dst) => {
-                let at = s * ser;
-                staging_pool()
-                    .install(|| {
+            Ok(dst) => staging_pool()
+                .install(|| match fill {
+                    Fill::Range(raw) => {
+                        let at = s * ser;
                         dst.par_chunks_mut(TASK_BYTES)
                             .enumerate()
                             .try_for_each(|(i, d)| raw.copy_to(at + i * TASK_BYTES, d))
-                    })
-                    .map_err(GpuError::Invalid)
-                    .map(|()| Filled { k, buf, secs: clock.elapsed().as_secs_f64() })
-            }
+                    }
+                    Fill::Gather { bytes, positions } => {
+                        let per_task = (TASK_BYTES / ser).max(1);
+                        dst.par_chunks_mut(per_task * ser)
+                            .zip(positions[s..s + len].par_chunks(per_task))
+                            .try_for_each(|(d, pos)| gather_points(bytes, ser, pos, d))
+                    }
+                })
+                .map_err(GpuError::Invalid)
+                .map(|()| Filled { k, buf, secs: clock.elapsed().as_secs_f64() }),
             Err(e) => Err(e),
         };
         if filled.send(msg).is_err() {
             return;
         }
     }
+}
+
+/// Copies the points `positions` of `bytes` (`ser` bytes each) into `dst`, in order; a position
+/// past the bytes is an error.
+fn gather_points(bytes: &[u8], ser: usize, positions: &[u32], dst: &mut [u8]) -> std::result::Result<(), String> {
+    for (d, &p) in dst.chunks_exact_mut(ser).zip(positions) {
+        let at = p as usize * ser;
+        let src = bytes
+            .get(at..at + ser)
+            .ok_or_else(|| format!("point {p} gathered from a section of {} points", bytes.len() / ser))?;
+        d.copy_from_slice(src);
+    }
+    Ok(())
 }
 
 impl<'a, G: Group> Feed<'a, G> {
@@ -247,6 +287,7 @@ impl<'a, G: Group> Feed<'a, G> {
             from,
             kept: Vec::new(),
             last: (0, 0),
+            positions: None,
             stats: FeedStats::default(),
             _g: std::marker::PhantomData,
         })
@@ -321,15 +362,32 @@ impl<'a, G: Group> Feed<'a, G> {
     }
 
     /// Waits for the status words of the chunk last converted: a bad point is an error naming
-    /// its index among the feed's points.
+    /// its index among the feed's points (in the section, for a gathered feed).
     pub fn check(&self) -> Result<()> {
         let (s, len) = self.last;
         let status = self.status_host.host(..len)?;
         match status.iter().position(|&x| x != 0) {
             Some(i) => {
-                Err(GpuError::Invalid(format!("{} point {} is invalid: {}", G::NAME, s + i, status_reason(status[i]))))
+                let at = self.positions.map_or(s + i, |p| p[s + i] as usize);
+                Err(GpuError::Invalid(format!("{} point {at} is invalid: {}", G::NAME, status_reason(status[i]))))
             }
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gather_points;
+
+    #[test]
+    fn a_gather_copies_whole_points_in_order_and_refuses_one_past_the_end() {
+        let raw: Vec<u8> = (0..96 * 10).map(|b| b as u8).collect();
+        let mut got = vec![0u8; 4 * 96];
+        gather_points(&raw, 96, &[7, 0, 7, 9], &mut got).unwrap();
+        let want: Vec<u8> = [7usize, 0, 7, 9].iter().flat_map(|&p| raw[p * 96..p * 96 + 96].to_vec()).collect();
+        assert_eq!(got, want);
+        let e = gather_points(&raw, 96, &[3, 10], &mut got[..192]).unwrap_err();
+        assert!(e.contains("point 10") && e.contains("10 points"), "{e}");
     }
 }

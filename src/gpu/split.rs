@@ -4,7 +4,9 @@
 //! partition), so each query Σ s_i·P_i is computed in two parts that never expand the bits to
 //! 32-byte scalars:
 //! - a batch addition of the points whose scalar is a one bit: a bitmap over the query's aux part
-//!   (the witness's bits themselves for L, gathered by the shape's index list for A and B);
+//!   (the witness's bits themselves for L, gathered by the shape's index list for A and B). From
+//!   a section streamed through staging, only the ones' points are gathered on the host and cross
+//!   the bus (the bits are about half ones), then added under a bitmap of all ones;
 //! - an MSM over the rest, the inputs and the field elements (~1.7M at 32GiB), their points
 //!   gathered into a short contiguous list (on the device from a resident section, on the host
 //!   from a streamed one).
@@ -22,7 +24,6 @@ use super::msm::{Msm, MsmPoints};
 use super::staging::staging_pool;
 use super::{DeviceBuffer, Gpu, GpuError, Result};
 use crate::circuit::Density;
-use crate::srs::RawPoints;
 use crate::witness::PackedWitness;
 
 /// Threads per block of the gathers (whole warps: gather_bits votes per warp).
@@ -196,12 +197,16 @@ fn blocks(n: usize) -> u32 {
 
 impl SplitQuery {
     /// Σ s_j·P_j over the query: the batch addition of the ones plus the MSM of the dense part,
-    /// its points gathered from the section's (device or host).
+    /// its points gathered from the section's (device or host). From a section streamed through
+    /// staging only the ones' points are gathered and moved (about half of the query's).
     pub fn sum<G: Group>(&self, gpu: &Gpu, msm: &Msm, k: &EvaluateKernels, points: MsmPoints) -> Result<G::Jac> {
         let have = match &points {
             MsmPoints::Device { buf, first } => (buf.len() / (2 * G::W)).saturating_sub(*first),
             MsmPoints::Host(raw) => raw.len() / G::SER,
             MsmPoints::Pinned { bytes, first } => (bytes.len() / G::SER).saturating_sub(*first),
+            MsmPoints::Gathered { .. } => {
+                return Err(GpuError::Invalid(format!("a split query sums a whole {} section", G::NAME)))
+            }
         };
         if self.ones_first + self.ones_len > have {
             return Err(GpuError::Invalid(format!(
@@ -211,27 +216,47 @@ impl SplitQuery {
             )));
         }
         let n = self.positions.len();
-        let dense = match points {
+        let (dense, ones) = match points {
             MsmPoints::Device { buf, first } => {
                 let gathered = self.gather_points::<G>(gpu, k, buf, first)?;
-                msm.msm_first::<G>(gpu, MsmPoints::Device { buf: &gathered, first: 0 }, &self.scalars, n, 0)?
+                let dense =
+                    msm.msm_first::<G>(gpu, MsmPoints::Device { buf: &gathered, first: 0 }, &self.scalars, n, 0)?;
+                let ones = MsmPoints::Device { buf, first: first + self.ones_first };
+                (dense, msm.batch_add::<G>(gpu, ones, &self.ones, self.ones_len)?)
             }
-            MsmPoints::Host(raw) => self.gathered_msm::<G>(gpu, msm, raw.bytes())?,
-            MsmPoints::Pinned { bytes, first } => self.gathered_msm::<G>(gpu, msm, bytes.host(first * G::SER..)?)?,
+            MsmPoints::Host(raw) => {
+                (self.gathered_msm::<G>(gpu, msm, raw.bytes())?, self.gathered_ones::<G>(gpu, msm, raw.bytes())?)
+            }
+            MsmPoints::Pinned { bytes, first } => {
+                let dense = self.gathered_msm::<G>(gpu, msm, bytes.host(first * G::SER..)?)?;
+                let ones = MsmPoints::Pinned { bytes, first: first + self.ones_first };
+                (dense, msm.batch_add::<G>(gpu, ones, &self.ones, self.ones_len)?)
+            }
+            MsmPoints::Gathered { .. } => unreachable!("refused above"),
         };
-        let ones_points = match points {
-            MsmPoints::Device { buf, first } => MsmPoints::Device { buf, first: first + self.ones_first },
-            MsmPoints::Host(raw) => MsmPoints::Host(raw.slice(self.ones_first * G::SER..raw.len())),
-            MsmPoints::Pinned { bytes, first } => MsmPoints::Pinned { bytes, first: first + self.ones_first },
-        };
-        let ones = msm.batch_add::<G>(gpu, ones_points, &self.ones, self.ones_len)?;
         Ok(G::add(&ones, &dense))
     }
 
     /// The MSM of the dense part, its points gathered on the host from a section's raw bytes.
     fn gathered_msm<G: Group>(&self, gpu: &Gpu, msm: &Msm, raw: &[u8]) -> Result<G::Jac> {
-        let bytes = gather_raw(raw, G::SER, &self.positions);
-        msm.msm_first::<G>(gpu, MsmPoints::Host(RawPoints::memory(&bytes)), &self.scalars, self.positions.len(), 0)
+        let points = MsmPoints::Gathered { bytes: raw, positions: &self.positions };
+        msm.msm_first::<G>(gpu, points, &self.scalars, self.positions.len(), 0)
+    }
+
+    /// The batch addition of the ones, their points gathered on the host from a section's raw
+    /// bytes: the bitmap comes back from the device as the list of the ones' positions, and
+    /// every gathered point is added.
+    fn gathered_ones<G: Group>(&self, gpu: &Gpu, msm: &Msm, raw: &[u8]) -> Result<G::Jac> {
+        let mut words = vec![0u32; self.ones_len.div_ceil(32)];
+        if !words.is_empty() {
+            self.ones.copy_to_host(&mut words)?;
+        }
+        let positions = set_positions(&mut words, self.ones_len, self.ones_first);
+        if positions.is_empty() {
+            return Ok(G::Jac::default());
+        }
+        let every = gpu.upload(&all_ones(positions.len()))?;
+        msm.batch_add::<G>(gpu, MsmPoints::Gathered { bytes: raw, positions: &positions }, &every, positions.len())
     }
 
     /// The dense part's points, gathered from a converted section on the device.
@@ -267,19 +292,50 @@ impl SplitQuery {
     }
 }
 
-/// The raw bytes of the points `positions` of a section (`size` bytes each), on the staging
-/// pool's cores (the global pool is busy with other partitions' synthesis).
-fn gather_raw(raw: &[u8], size: usize, positions: &[u32]) -> Vec<u8> {
-    let mut out = vec![0u8; positions.len() * size];
+/// `first + j` for each bit j < n set in `words` (bits past n cleared first), ascending, on the
+/// staging pool's cores (the global pool is busy with other partitions' synthesis).
+fn set_positions(words: &mut [u32], n: usize, first: usize) -> Vec<u32> {
+    const BLOCK_WORDS: usize = 1 << 16;
+    if let Some(last) = words.last_mut() {
+        if !n.is_multiple_of(32) {
+            *last &= (1u32 << (n % 32)) - 1;
+        }
+    }
+    let words = &*words;
     staging_pool().install(|| {
-        out.par_chunks_mut(size * 4096).zip(positions.par_chunks(4096)).for_each(|(dst, pos)| {
-            for (d, &p) in dst.chunks_exact_mut(size).zip(pos) {
-                let at = p as usize * size;
-                d.copy_from_slice(&raw[at..at + size]);
+        let counts: Vec<usize> =
+            words.par_chunks(BLOCK_WORDS).map(|b| b.iter().map(|w| w.count_ones() as usize).sum()).collect();
+        let mut out = vec![0u32; counts.iter().sum()];
+        let mut parts = Vec::with_capacity(counts.len());
+        let mut rest = &mut out[..];
+        for &c in &counts {
+            let (part, tail) = rest.split_at_mut(c);
+            parts.push(part);
+            rest = tail;
+        }
+        words.par_chunks(BLOCK_WORDS).zip(parts).enumerate().for_each(|(b, (block, dst))| {
+            let mut o = 0;
+            for (i, &w) in block.iter().enumerate() {
+                let base = first + (b * BLOCK_WORDS + i) * 32;
+                let mut bits = w;
+                while bits != 0 {
+                    dst[o] = (base + bits.trailing_zeros() as usize) as u32;
+                    o += 1;
+                    bits &= bits - 1;
+                }
             }
-        })
-    });
-    out
+        });
+        out
+    })
+}
+
+/// A bitmap of `n` set bits.
+fn all_ones(n: usize) -> Vec<u32> {
+    let mut w = vec![u32::MAX; n / 32];
+    if !n.is_multiple_of(32) {
+        w.push((1u32 << (n % 32)) - 1);
+    }
+    w
 }
 
 #[cfg(test)]
@@ -330,10 +386,19 @@ mod tests {
     }
 
     #[test]
-    fn raw_gather_copies_whole_points() {
-        let raw: Vec<u8> = (0..96 * 10).map(|b| b as u8).collect();
-        let got = gather_raw(&raw, 96, &[7, 0, 7, 9]);
-        let want: Vec<u8> = [7usize, 0, 7, 9].iter().flat_map(|&p| raw[p * 96..p * 96 + 96].to_vec()).collect();
-        assert_eq!(got, want);
+    fn set_positions_list_the_set_bits_below_n() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+        for n in [0usize, 1, 31, 32, 33, 1000, (1 << 16) * 32 + 77] {
+            let words: Vec<u32> = (0..n.div_ceil(32) + 1).map(|_| rng.gen()).collect();
+            let want: Vec<u32> =
+                (0..n).filter(|&j| words[j / 32] >> (j % 32) & 1 == 1).map(|j| (j + 5) as u32).collect();
+            let mut w = words[..n.div_ceil(32)].to_vec();
+            assert_eq!(set_positions(&mut w, n, 5), want, "n {n}");
+        }
+        for n in [0usize, 1, 32, 33, 95] {
+            let w = all_ones(n);
+            assert_eq!(w.len(), n.div_ceil(32));
+            assert_eq!(w.iter().map(|x| x.count_ones() as usize).sum::<usize>(), n);
+        }
     }
 }

@@ -44,6 +44,10 @@ pub enum MsmPoints<'a> {
     /// Raw points as for `Host`, in page-locked host memory ([`crate::gpu::host_pin`]), from
     /// point `first` on: each chunk is uploaded straight from it.
     Pinned { bytes: &'a PinnedBuffer<u8>, first: usize },
+    /// The raw points `positions` of a section's bytes in host memory, in that order: each chunk
+    /// gathered into pinned staging, then streamed as for `Host` (a bad point is named by its
+    /// position in the section).
+    Gathered { bytes: &'a [u8], positions: &'a [u32] },
 }
 
 /// What multiplies the points: Fr scalars (Montgomery form, 8 words each) or a bitmap (batch addition).
@@ -184,6 +188,11 @@ impl Msm {
         }
         if n >= 1 << 31 {
             return Err(GpuError::Invalid(format!("{n} points: at most 2^31 - 1 per MSM")));
+        }
+        if let MsmPoints::Gathered { positions, .. } = &points {
+            if positions.len() < n {
+                return Err(GpuError::Invalid(format!("{n} points asked of a gather of {}", positions.len())));
+            }
         }
         let kernels = pipeline::Kernels { msm: self.kernels::<G>(), srs: &self.srs };
         pipeline::msm::<G>(gpu, kernels, self.sms, self.tuning, &self.cache, &self.pinned, points, w, n, chunk)

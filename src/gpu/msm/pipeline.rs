@@ -95,6 +95,10 @@ pub(super) fn msm<G: Group>(
             fed_msm(from, Some(pinned.take::<G>(gpu, len)?))?
         }
         MsmPoints::Pinned { bytes, first } => fed_msm(source::pinned_points::<G>(bytes, first, n)?, None)?,
+        MsmPoints::Gathered { bytes, positions } => {
+            let from = FeedFrom::Gathered { bytes, positions: &positions[..n] };
+            fed_msm(from, Some(pinned.take::<G>(gpu, len)?))?
+        }
     };
     let r = match w {
         Weights::Bitmap(_) => run.read_point(run.plan.ones()),
