@@ -28,6 +28,10 @@ pub struct MsmTuning {
     pub stage_mib: u32,
     /// Print each MSM's phase times (CUDA events) to stderr (`FILSNARK_MSM_PHASES` set).
     pub phases: bool,
+    /// Enqueue a streamed MSM's next chunk upload only once this chunk's accumulations are
+    /// (`FILSNARK_MSM_LATE_UPLOAD` set): the order before the upload went ahead right after the
+    /// chunk's conversion, kept for A/B runs.
+    pub late_upload: bool,
 }
 
 impl Default for MsmTuning {
@@ -40,6 +44,7 @@ impl Default for MsmTuning {
             slim_blocks_per_sm: 1,
             stage_mib: 256,
             phases: false,
+            late_upload: false,
         }
     }
 }
@@ -70,6 +75,7 @@ impl MsmTuning {
             slim_blocks_per_sm: number("FILSNARK_MSM_SLIM_BLOCKS", 1, 64)?.unwrap_or(d.slim_blocks_per_sm),
             stage_mib: number("FILSNARK_MSM_STAGE_MIB", 16, 2048)?.unwrap_or(d.stage_mib),
             phases: var("FILSNARK_MSM_PHASES").is_some(),
+            late_upload: var("FILSNARK_MSM_LATE_UPLOAD").is_some(),
         })
     }
 
