@@ -8,7 +8,8 @@
 //!   built with storage-proofs-porep from a c1.json, for all five sector sizes.
 //! - [`post`]    — the FallbackPoSt circuit (WindowPoSt and WinningPoSt) from storage-proofs-post,
 //!   its sectors synthesized in parallel ([`post_windows`]).
-//! - [`snap`]    — the EmptySectorUpdate (SnapDeals) circuit from storage-proofs-update.
+//! - [`snap`]    — the EmptySectorUpdate (SnapDeals) circuit from storage-proofs-update, its
+//!   challenges synthesized in parallel ([`snap_windows`]).
 //! - [`kind`]    — which circuit a parameter file is for: proof kind and sector size.
 //! - [`native_check`] — the native witness against synthesis: the first difference and the
 //!   gadget that allocates it.
@@ -31,6 +32,9 @@ pub mod post_windows;
 pub mod r1cs;
 pub mod r1cs_window;
 pub mod snap;
+#[cfg(test)]
+mod snap_tests;
+pub mod snap_windows;
 pub mod window;
 #[cfg(test)]
 mod window_tests;

@@ -4,10 +4,9 @@
 //! partition proofs that come with a snap.json.
 //!
 //! The partition count, challenges per partition and `h` come from the update circuit's
-//! configuration of the sector size (`h` is the default the network uses). Each partition is
-//! synthesized in one go: the circuit derives every challenge's bits from comm_r_new before any
-//! challenge is checked, inside one function of the crate, so it has no prefix that could be
-//! replayed per challenge; the pipeline runs partitions side by side instead.
+//! configuration of the sector size (`h` is the default the network uses). A partition's witness
+//! is the crate's circuit transcribed as a prefix and its challenges, the challenges synthesized
+//! side by side ([`super::snap_windows`]); the pipeline also runs partitions side by side.
 use std::sync::Mutex;
 
 use anyhow::{anyhow, bail, ensure, Result};
@@ -25,6 +24,7 @@ use storage_proofs_update::{
 };
 
 use super::r1cs::{R1cs, R1csCs};
+use super::snap_windows::{challenge_span, synthesize_windows};
 use super::witness::{Assignment, WitnessCs};
 use super::{ProofCircuits, ProofStatement};
 use crate::input::proof_type::with_shape;
@@ -47,6 +47,15 @@ pub struct SnapCircuits<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> {
 /// Constraints of one partition per sector size, learned from the first synthesis in this
 /// process, so later partitions allocate their vectors once.
 static CONSTRAINTS: Mutex<Vec<(PorepKind, usize)>> = Mutex::new(Vec::new());
+
+/// Constraints of one partition (its input constraints included) as measured, 2KiB checked by
+/// the tests: the first partition a process synthesizes allocates its vectors once too.
+pub(super) fn measured_constraints(size: PorepKind) -> Option<usize> {
+    match size {
+        PorepKind::S2KiB => Some(1_705_044),
+        _ => None,
+    }
+}
 
 fn nodes(size: PorepKind) -> usize {
     (size.sector_size() / 32) as usize
@@ -121,17 +130,56 @@ where
     SnapCircuits<Tree>: Sync,
 {
     fn synthesize(&self, k: usize) -> Result<Assignment> {
+        self.synthesize_partition(k, true)
+    }
+}
+
+impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> SnapCircuits<Tree>
+where
+    SnapCircuits<Tree>: Sync,
+{
+    /// A snap.json's circuits, after checking its vanilla proofs.
+    pub fn from_input(input: &SnapInput) -> Result<Self> {
+        let statement = SnapStatement::<Tree>::new(&input.public)?;
+        let mut vanilla = Vec::with_capacity(input.vanilla.len());
+        for (k, bytes) in input.vanilla.iter().enumerate() {
+            let at = format!("VanillaProofs[{k}] (partition {k})");
+            let proof: PartitionProof<Tree> = bincode::deserialize(bytes).map_err(|e| {
+                anyhow!("{at}: not a vanilla partition proof of a {} sector update ({e})", input.size.name())
+            })?;
+            check_partition(&statement, k, &proof).map_err(|e| anyhow!("{at}: {e}"))?;
+            vanilla.push(proof);
+        }
+        Ok(Self { statement, vanilla })
+    }
+
+    /// Partition `k`'s circuit, as filecoin-proofs builds it.
+    pub(super) fn circuit(&self, k: usize) -> Result<EmptySectorUpdateCircuit<Tree>> {
         let s = &self.statement;
-        let circuit = <EmptySectorUpdateCompound<Tree> as CompoundProof<EmptySectorUpdate<Tree>, _>>::circuit(
+        <EmptySectorUpdateCompound<Tree> as CompoundProof<EmptySectorUpdate<Tree>, _>>::circuit(
             &s.pub_in,
             (),
             &self.vanilla[k],
             &s.pp,
             Some(k),
-        )?;
+        )
+    }
+
+    /// Partition `k`'s witness: the circuit transcribed with its challenges in parallel
+    /// windows, one per core (`parallel`, [`super::snap_windows`]), or the crate's
+    /// `synthesize` in one go (the reference); the same [`Assignment`] either way.
+    pub(super) fn synthesize_partition(&self, k: usize, parallel: bool) -> Result<Assignment> {
+        let s = &self.statement;
+        let circuit = self.circuit(k)?;
         let known = CONSTRAINTS.lock().unwrap().iter().find(|(z, _)| *z == s.size).map(|(_, n)| *n);
-        let mut cs = WitnessCs::with_capacity(known.unwrap_or(0));
-        circuit.synthesize(&mut cs).map_err(|e| anyhow!("synthesis of partition {k} failed: {e}"))?;
+        let mut cs = WitnessCs::with_capacity(known.or(measured_constraints(s.size)).unwrap_or(0));
+        if parallel {
+            let per = || challenge_span::<Tree>(&s.pp).map(Some);
+            synthesize_windows(&circuit, &mut cs, rayon::current_num_threads(), per)
+                .map_err(|e| anyhow!("synthesis of partition {k} failed: {e:#}"))?;
+        } else {
+            circuit.synthesize(&mut cs).map_err(|e| anyhow!("synthesis of partition {k} failed: {e}"))?;
+        }
         let asg = cs.finish();
         if known.is_none() {
             CONSTRAINTS.lock().unwrap().push((s.size, asg.num_constraints()));
@@ -198,17 +246,7 @@ fn load<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(input: &SnapInput
 where
     SnapCircuits<Tree>: Sync,
 {
-    let statement = SnapStatement::<Tree>::new(&input.public)?;
-    let mut vanilla = Vec::with_capacity(input.vanilla.len());
-    for (k, bytes) in input.vanilla.iter().enumerate() {
-        let at = format!("VanillaProofs[{k}] (partition {k})");
-        let proof: PartitionProof<Tree> = bincode::deserialize(bytes).map_err(|e| {
-            anyhow!("{at}: not a vanilla partition proof of a {} sector update ({e})", input.size.name())
-        })?;
-        check_partition(&statement, k, &proof).map_err(|e| anyhow!("{at}: {e}"))?;
-        vanilla.push(proof);
-    }
-    Ok(Box::new(SnapCircuits { statement, vanilla }))
+    Ok(Box::new(SnapCircuits::<Tree>::from_input(input)?))
 }
 
 /// The circuits of a snap.json, after checking its vanilla proofs.
