@@ -8,7 +8,8 @@
 //!    with no carries to chase. Each window keeps one u32 key per point: |d| and the sign
 //!    (digit sign times point sign).
 //! 2. Per window, in parallel: counting sort by |d| ([`buckets::Sorted`]), the bucket sums
-//!    ([`buckets::accumulate`], split into tasks over the sorted list), Σ b·B_b
+//!    ([`buckets::accumulate`], split into tasks over the sorted list; the windows of small
+//!    MSMs in batches that share its steps: [`batch_buckets`]), Σ b·B_b
 //!    ([`buckets::bucket_sums`]), plus the few partial sums of buckets cut between slices (a
 //!    small blst MSM).
 //! 3. [`horner`]: Σ_w 2^(c·w)·W_w with blst doublings.
@@ -289,9 +290,7 @@ fn msm_chunk(points: G1Points, scalars: &[ScalarBytes]) -> P1 {
     assert!(n <= Sorted::MAX_POINTS);
     let plan = SignedDigits::new(n);
     let (pts, keys) = prepare(points, scalars, &plan);
-    let pool = Pool::default();
-    let sums: Vec<P1> =
-        (0..plan.windows).into_par_iter().map(|w| window_sum(&pts, &keys[w * n..(w + 1) * n], &plan, &pool)).collect();
+    let sums = window_sums::<Fe, P1>(&pts, &keys, &plan, |b| window_sum(b, &plan));
     horner::<Fe>(&sums, plan.c)
 }
 
@@ -376,9 +375,9 @@ impl<T: Copy> Drop for HugeBuf<T> {
     }
 }
 
-/// Σ_b b·(Σ of the points in bucket b) for one window's keys.
-fn window_sum(pts: &[Affine], keys: &[u32], plan: &SignedDigits, pool: &Pool) -> P1 {
-    let Some((primary, extras)) = window_buckets::<Fe>(pts, keys, plan, pool) else {
+/// Σ_b b·(Σ of the points in bucket b) for one window's buckets (None: no point has a digit).
+fn window_sum(buckets: Option<Buckets<Fe>>, plan: &SignedDigits) -> P1 {
+    let Some((primary, extras)) = buckets else {
         return P1::default();
     };
     // SAFETY: the buckets exist only where the AVX-512 MSM runs, on a CPU with AVX-512F and IFMA.
@@ -388,6 +387,83 @@ fn window_sum(pts: &[Affine], keys: &[u32], plan: &SignedDigits, pool: &Pool) ->
 
 /// A window's buckets and the partial sums (bucket, E) of runs cut between slices.
 type Buckets<C> = (Vec<<C as Coord>::Point>, Vec<(u32, <C as Coord>::Point)>);
+
+/// Every window's sum, in window order, its buckets made in batches of windows
+/// ([`batch_buckets`]) side by side and finished by `sum` (in either group).
+fn window_sums<C: Coord, S: Send>(
+    pts: &[C::Point],
+    keys: &[u32],
+    plan: &SignedDigits,
+    sum: impl Fn(Option<Buckets<C>>) -> S + Sync,
+) -> Vec<S> {
+    let n = pts.len();
+    let pool = Pool::default();
+    let per = windows_per_batch::<C>(n, plan.windows);
+    let batches: Vec<Vec<S>> = (0..plan.windows.div_ceil(per))
+        .into_par_iter()
+        .map(|k| {
+            let ws = k * per..((k + 1) * per).min(plan.windows);
+            batch_buckets::<C>(pts, keys, ws, plan, &pool).into_iter().map(&sum).collect()
+        })
+        .collect();
+    batches.into_iter().flatten().collect()
+}
+
+/// Entries (times the size of a point) that a batch of windows gathers, about: 2^17 G1 points,
+/// 128 groups of eight slices of [`MIN_SLICE`] entries, whose steps share one inversion.
+const BATCH_BYTES: usize = 1 << 24;
+
+/// Windows per batch for n points: as many as make about [`BATCH_BYTES`] of entries, but at
+/// least two batches per thread where there are windows for them; the windows evened out over
+/// the batches. One for large MSMs, whose windows fill their tasks alone.
+fn windows_per_batch<C: Coord>(n: usize, windows: usize) -> usize {
+    let fill = (BATCH_BYTES / std::mem::size_of::<C::Point>()).div_ceil(n.max(1));
+    let spread = windows.div_ceil(2 * rayon::current_num_threads());
+    let per = fill.min(spread).max(1);
+    windows.div_ceil(windows.div_ceil(per))
+}
+
+/// The buckets of the windows `ws` (window w's keys at w·n of `keys`), one per window. One
+/// window is cut into tasks ([`window_buckets`]); several are accumulated as one sorted list, in
+/// one task: each window's entries sorted by bucket, window j's bucket b renumbered
+/// j·(h + 1) + b. A step of the accumulation inverts once for all its lanes (blst's
+/// constant-time inversion of their product); a 2^15-point window on its own filled 31 groups of
+/// eight lanes, and in a 2KiB WindowPoSt's G1 MSMs a quarter of the samples (221 of 901) went to
+/// those inversions, 30 after batching.
+fn batch_buckets<C: Coord>(
+    pts: &[C::Point],
+    keys: &[u32],
+    ws: std::ops::Range<usize>,
+    plan: &SignedDigits,
+    pool: &Pool,
+) -> Vec<Option<Buckets<C>>> {
+    let n = pts.len();
+    if ws.len() == 1 {
+        return vec![window_buckets::<C>(pts, &keys[ws.start * n..(ws.start + 1) * n], plan, pool)];
+    }
+    let stride = plan.h + 1;
+    let mut entries = Vec::with_capacity(ws.len() * n);
+    for (j, w) in ws.clone().enumerate() {
+        let sorted = Sorted::new(&keys[w * n..(w + 1) * n], plan.h, pool);
+        let shift = ((j * stride) as u64) << 32;
+        entries.extend(sorted.entries.iter().map(|e| e + shift));
+        pool.give(sorted.entries);
+    }
+    let mut primary = vec![C::Point::default(); ws.len() * stride];
+    let mut extras = Vec::new();
+    if !entries.is_empty() {
+        let groups = (entries.len() / (8 * MIN_SLICE)).clamp(1, MAX_GROUPS);
+        let cut = buckets::Cut { groups, len: entries.len().div_ceil(8 * groups) };
+        // SAFETY: the AVX-512 MSMs assert the CPU features on entry; `primary` holds the
+        // renumbered buckets of every window, and this one task takes every entry.
+        extras = unsafe { buckets::accumulate::<C>(pts, &entries, 0, cut, SyncPtr(primary.as_mut_ptr())) };
+    }
+    let mut out: Vec<Buckets<C>> = primary.chunks(stride).map(|p| (p.to_vec(), Vec::new())).collect();
+    for (b, e) in extras {
+        out[b as usize / stride].1.push(((b as usize % stride) as u32, e));
+    }
+    out.into_iter().map(Some).collect()
+}
 
 /// One window's buckets, in either group: `primary[b]` (b in 1..=h; infinity where empty) for
 /// the runs that begin at their bucket's first entry, and the partial sums (b, E) of the runs cut

@@ -7,10 +7,10 @@
 //! points whose scalar is 1 by the same accumulation with every point in one bucket.
 use rayon::prelude::*;
 
-use super::buckets::{Pool, Sorted};
+use super::buckets::Sorted;
 use super::coord::{convert8_g2_at, to_affine_blst_g2};
 use super::coord::{Affine2, Fe2};
-use super::{extras_sum, horner, window_buckets, SignedDigits, SyncPtr};
+use super::{extras_sum, horner, window_sums, Buckets, SignedDigits, SyncPtr};
 use crate::ec::encoding::is_infinity;
 use crate::ec::{Curve, P2Affine, ScalarBytes, G2, P2};
 use crate::srs::points::G2_BYTES;
@@ -62,15 +62,13 @@ fn msm_chunk(raw: &[u8], indices: &[u32], scalars: &[ScalarBytes]) -> P2 {
     });
     // SAFETY: every (w, i) was written above.
     unsafe { keys.set_len(plan.windows * n) };
-    let pool = Pool::default();
-    let sums: Vec<P2> =
-        (0..plan.windows).into_par_iter().map(|w| window_sum(&pts, &keys[w * n..(w + 1) * n], &plan, &pool)).collect();
+    let sums = window_sums::<Fe2, P2>(&pts, &keys, &plan, window_sum);
     horner::<Fe2>(&sums, plan.c)
 }
 
-/// Σ_b b·(Σ of the points in bucket b) for one window's keys.
-fn window_sum(pts: &[Affine2], keys: &[u32], plan: &SignedDigits, pool: &Pool) -> P2 {
-    let Some((primary, extras)) = window_buckets::<Fe2>(pts, keys, plan, pool) else {
+/// Σ_b b·(Σ of the points in bucket b) for one window's buckets (None: no point has a digit).
+fn window_sum(buckets: Option<Buckets<Fe2>>) -> P2 {
+    let Some((primary, extras)) = buckets else {
         return P2::default();
     };
     // Σ b·B_b from the top: S += B_b, T += S.
