@@ -15,7 +15,7 @@ use crate::input::{PostInput, PostPublic};
 use crate::job::{load_and_prove, verify_proof, JobOptions, ProveReport};
 use crate::pipeline::proofs::{Events, Input, InputLabel, NoEvents, ParamsCache};
 use crate::prover::Backend;
-use crate::srs::locate;
+use crate::srs::{locate, ParamsFile, SectionKind, Shape};
 use filecoin_proofs_api::PoStType;
 
 /// The proof kind of a PoSt type.
@@ -35,12 +35,14 @@ pub fn check(input: &PostInput) -> Result<Box<dyn ProofCircuits>> {
 }
 
 /// A post.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
-/// The parameters are opened (their sampled point check, the prepared verifying key) beside
+/// The parameters are opened (the prepared verifying key, their sampled point check) beside
 /// the checks; an input error still comes first.
 pub fn load(input: &PostInput, params_dir: Option<&Path>, cache: &mut ParamsCache) -> Result<Input> {
     let open = || {
         let stem = post_stem(input.public.registered)?;
-        locate::find(params_dir, &stem, "params").and_then(|path| cache.get(&path))
+        let (srs, _) = locate::find(params_dir, &stem, "params").and_then(|path| cache.get(&path))?;
+        sample_points_now(&srs);
+        anyhow::Ok(())
     };
     let (circuits, opened) = rayon::join(|| check(input), open);
     let circuits = circuits?;
@@ -53,6 +55,28 @@ pub fn load(input: &PostInput, params_dir: Option<&Path>, cache: &mut ParamsCach
         sectors: p.sectors.len(),
     };
     Input::new(input.path.display().to_string(), label, circuits, params_dir, cache)
+}
+
+/// Runs the parameters' sampled point check now, beside the vanilla checks, rather than at the
+/// start of the first partition's proof, where it held both cores for some 10 ms of a 2KiB
+/// WindowPoSt. [`ParamsFile::check_shape`] makes it once per open file, after checking the
+/// counts against a circuit's shape; asked here with a shape read off the file's own counts, it
+/// checks the sample alone and keeps the outcome, good or bad, for the proof's own
+/// `check_shape`, which reports it where it always did (after the counts it checks against the
+/// circuit). A file whose counts fit no shape (B's two halves of different lengths) is left
+/// for that call too.
+fn sample_points_now(srs: &ParamsFile) {
+    let count = |kind| srs.section(kind).count;
+    let inputs = srs.vk.ic.len();
+    let own = Shape {
+        inputs,
+        aux: count(SectionKind::L),
+        domain: count(SectionKind::H) + 1,
+        a_aux: count(SectionKind::A).saturating_sub(inputs),
+        b_inputs: 0,
+        b_aux: count(SectionKind::BG1),
+    };
+    let _ = srs.check_shape(&own);
 }
 
 /// Proves a post.json on `backend`; every partition proof is verified.

@@ -166,8 +166,9 @@ impl<Tree: 'static + MerkleTreeTrait> PostCircuits<Tree> {
 
 impl<Tree: 'static + MerkleTreeTrait> PostCircuits<Tree> {
     /// Decodes the vanilla proofs of a post.json, checks each against its sector and the
-    /// challenges, and lays them out per partition; beside the checks, counts a sector's span
-    /// (it would otherwise run alone before the partition's windows start).
+    /// challenges, and lays them out per partition; takes a sector's span from the measured
+    /// ones, or counts it beside the checks (it would otherwise run alone before the
+    /// partition's windows start).
     pub fn from_input(input: &PostInput) -> Result<Self> {
         let statement = PostStatement::<Tree>::new(&input.public)?;
         poseidon_constants();

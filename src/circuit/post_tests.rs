@@ -55,3 +55,44 @@ fn a_full_32gib_window_partition_synthesizes() {
     assert_eq!(circuits.num_partitions(), 1);
     assert_eq!(circuits.public_inputs(0).unwrap().len(), 1 + 2349 * 11);
 }
+
+/// Every registered PoSt's measured sector span is what counting a blank sector gives.
+#[test]
+fn measured_sector_spans_match_the_count() {
+    use super::post::public_params;
+    use super::post_span::{count_sector_span, measured_sector_span};
+    use crate::input::proof_type::with_shape;
+    use crate::input::PorepKind;
+    use storage_proofs_core::merkle::MerkleTreeTrait;
+
+    /// The mismatch, if any: the registered proof and the counted entry.
+    fn check<Tree: 'static + MerkleTreeTrait>(registered: RegisteredPoStProof) -> Option<String> {
+        let pp = public_params::<Tree>(&registered.as_v1_config()).unwrap();
+        let counted = count_sector_span::<Tree>(&pp).unwrap();
+        (measured_sector_span(pp.sector_size, pp.challenge_count) != Some(counted))
+            .then(|| format!("{registered:?}: counted ({}, {}, {counted:?})", pp.sector_size, pp.challenge_count))
+    }
+    let mut wrong = Vec::new();
+    use RegisteredPoStProof::*;
+    for registered in [
+        StackedDrgWinning2KiBV1,
+        StackedDrgWinning8MiBV1,
+        StackedDrgWinning512MiBV1,
+        StackedDrgWinning32GiBV1,
+        StackedDrgWinning64GiBV1,
+        StackedDrgWindow2KiBV1,
+        StackedDrgWindow8MiBV1,
+        StackedDrgWindow512MiBV1,
+        StackedDrgWindow32GiBV1,
+        StackedDrgWindow64GiBV1,
+        StackedDrgWindow2KiBV1_2,
+        StackedDrgWindow8MiBV1_2,
+        StackedDrgWindow512MiBV1_2,
+        StackedDrgWindow32GiBV1_2,
+        StackedDrgWindow64GiBV1_2,
+    ] {
+        let size = PorepKind::from_sector_size(u64::from(registered.sector_size())).unwrap();
+        wrong.extend(with_shape!(size, check, registered));
+    }
+    assert!(wrong.is_empty(), "measured sector spans that differ from the count:\n{}", wrong.join("\n"));
+}

@@ -5,9 +5,10 @@
 //! variables and there is no prefix beyond ONE. Every sector allocates the same numbers, so the
 //! sectors are the "challenges" of [`ChallengeCircuit`], and a window is the crate's own
 //! `Sector` synthesis (the same code `FallbackPoStCircuit::synthesize` runs for each sector,
-//! in order). What one sector records is counted first, on a blank sector beside the vanilla
-//! checks ([`super::post_span`]), so every sector's window starts at once: a 2KiB WindowPoSt
-//! partition has two sectors, and learning the span from the first would leave one core idle.
+//! in order). What one sector records is known before the windows (measured, or counted on a
+//! blank sector beside the vanilla checks: [`super::post_span`]), so every sector's window
+//! starts at once: a 2KiB WindowPoSt partition has two sectors, and learning the span from the
+//! first would leave one core idle.
 use std::ops::Range;
 
 use anyhow::{anyhow, Result};
