@@ -4,12 +4,11 @@
 //! measured ([`MEASURED`]); others are counted on a blank sector with a constraint system that
 //! computes no value and no linear combination, beside the vanilla checks.
 use anyhow::{anyhow, Result};
-use bellperson::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
-use blstrs::Scalar;
+use bellperson::Circuit;
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_post::fallback::{self, Sector};
 
-use super::window::Span;
+use super::window::{Counter, Span};
 
 /// What one circuit sector records: the measured span of these public parameters where
 /// [`MEASURED`] has it (every registered PoSt), else counted ([`count_sector_span`]).
@@ -60,51 +59,4 @@ pub fn count_sector_span<Tree: 'static + MerkleTreeTrait>(pp: &fallback::PublicP
         .synthesize(&mut counter)
         .map_err(|e| anyhow!("counting a blank circuit sector: {e}"))?;
     Ok(counter.0)
-}
-
-/// A constraint system that only counts inputs, aux variables and constraints (the span of a
-/// witness recording, which keeps no non-zeros); it runs no closure, as a blank synthesis.
-struct Counter(Span);
-
-impl ConstraintSystem<Scalar> for Counter {
-    type Root = Self;
-
-    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Scalar, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.0.aux += 1;
-        Ok(Variable::new_unchecked(Index::Aux(self.0.aux - 1)))
-    }
-
-    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Scalar, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.0.inputs += 1;
-        Ok(Variable::new_unchecked(Index::Input(self.0.inputs)))
-    }
-
-    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
-    where
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-    {
-        self.0.constraints += 1;
-    }
-
-    fn push_namespace<NR: Into<String>, N: FnOnce() -> NR>(&mut self, _: N) {}
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
 }

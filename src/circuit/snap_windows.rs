@@ -28,7 +28,7 @@ use anyhow::{anyhow, Result};
 use bellperson::gadgets::boolean::{field_into_allocated_bits_le, AllocatedBit, Boolean};
 use bellperson::gadgets::multipack::pack_bits;
 use bellperson::gadgets::num::AllocatedNum;
-use bellperson::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use bellperson::{ConstraintSystem, LinearCombination, SynthesisError};
 use blstrs::Scalar as Fr;
 use ff::{Field, PrimeField, PrimeFieldBits};
 use filecoin_hashers::{HashFunction, Hasher};
@@ -43,7 +43,7 @@ use storage_proofs_update::constants::{
 };
 use storage_proofs_update::{EmptySectorUpdateCircuit, PublicParams};
 
-use super::window::{Span, Windowed};
+use super::window::{Counter, Span, Windowed};
 
 /// What the challenges read from the prefix.
 pub struct Prefix {
@@ -691,51 +691,4 @@ fn label_r_new<CS: ConstraintSystem<Fr>>(
         |lc| lc + label_r_new.get_variable(),
     );
     Ok(label_r_new)
-}
-
-/// A constraint system that only counts inputs, aux variables and constraints (a witness
-/// recording's span: no non-zeros); it runs no closure, as in a blank synthesis.
-struct Counter(Span);
-
-impl ConstraintSystem<Fr> for Counter {
-    type Root = Self;
-
-    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.0.aux += 1;
-        Ok(Variable::new_unchecked(Index::Aux(self.0.aux - 1)))
-    }
-
-    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.0.inputs += 1;
-        Ok(Variable::new_unchecked(Index::Input(self.0.inputs)))
-    }
-
-    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
-    where
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-    {
-        self.0.constraints += 1;
-    }
-
-    fn push_namespace<NR: Into<String>, N: FnOnce() -> NR>(&mut self, _: N) {}
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
 }

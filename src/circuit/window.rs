@@ -295,3 +295,52 @@ impl<CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar> for Replaying<'_, CS
         self
     }
 }
+
+/// A constraint system that only counts inputs, aux variables and constraints (the span of a
+/// witness recording, which keeps no non-zeros); it runs no closure, as a blank synthesis. What a
+/// blank prefix or challenge is counted with before the windows start (PoSt sectors, SnapDeals
+/// challenges).
+pub struct Counter(pub Span);
+
+impl ConstraintSystem<Scalar> for Counter {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.aux += 1;
+        Ok(Variable::new_unchecked(Index::Aux(self.0.aux - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.inputs += 1;
+        Ok(Variable::new_unchecked(Index::Input(self.0.inputs)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+        self.0.constraints += 1;
+    }
+
+    fn push_namespace<NR: Into<String>, N: FnOnce() -> NR>(&mut self, _: N) {}
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}
