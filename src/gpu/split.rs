@@ -4,9 +4,10 @@
 //! partition), so each query Σ s_i·P_i is computed in two parts that never expand the bits to
 //! 32-byte scalars:
 //! - a batch addition of the points whose scalar is a one bit: a bitmap over the query's aux part
-//!   (the witness's bits themselves for L, gathered by the shape's index list for A and B). From
-//!   a section streamed through staging, only the ones' points are gathered on the host and cross
-//!   the bus (the bits are about half ones), then added under a bitmap of all ones;
+//!   (the witness's bits themselves for L, gathered by the shape's index list for A and B). With
+//!   `FILSNARK_MSM_GATHER_ONES`, from a section streamed through staging only the ones' points
+//!   are gathered on the host and cross the bus (the bits are about half ones), then added under
+//!   a bitmap of all ones;
 //! - an MSM over the rest, the inputs and the field elements (~1.7M at 32GiB), their points
 //!   gathered into a short contiguous list (on the device from a resident section, on the host
 //!   from a streamed one).
@@ -24,6 +25,7 @@ use super::msm::{Msm, MsmPoints};
 use super::staging::staging_pool;
 use super::{DeviceBuffer, Gpu, GpuError, Result};
 use crate::circuit::Density;
+use crate::srs::RawPoints;
 use crate::witness::PackedWitness;
 
 /// Threads per block of the gathers (whole warps: gather_bits votes per warp).
@@ -198,7 +200,8 @@ fn blocks(n: usize) -> u32 {
 impl SplitQuery {
     /// Σ s_j·P_j over the query: the batch addition of the ones plus the MSM of the dense part,
     /// its points gathered from the section's (device or host). From a section streamed through
-    /// staging only the ones' points are gathered and moved (about half of the query's).
+    /// staging, with the MSM's `gather_ones`, only the ones' points are gathered and moved (about
+    /// half of the query's).
     pub fn sum<G: Group>(&self, gpu: &Gpu, msm: &Msm, k: &EvaluateKernels, points: MsmPoints) -> Result<G::Jac> {
         let have = match &points {
             MsmPoints::Device { buf, first } => (buf.len() / (2 * G::W)).saturating_sub(*first),
@@ -224,11 +227,18 @@ impl SplitQuery {
                 let ones = MsmPoints::Device { buf, first: first + self.ones_first };
                 (dense, msm.batch_add::<G>(gpu, ones, &self.ones, self.ones_len)?)
             }
+            MsmPoints::Host(raw) if msm.tuning().gather_ones => {
+                let points = MsmPoints::Gathered { bytes: raw.bytes(), positions: &self.positions };
+                let dense = msm.msm_first::<G>(gpu, points, &self.scalars, n, 0)?;
+                (dense, self.gathered_ones::<G>(gpu, msm, raw.bytes())?)
+            }
             MsmPoints::Host(raw) => {
-                (self.gathered_msm::<G>(gpu, msm, raw.bytes())?, self.gathered_ones::<G>(gpu, msm, raw.bytes())?)
+                let dense = self.copied_msm::<G>(gpu, msm, raw.bytes())?;
+                let ones = MsmPoints::Host(raw.slice(self.ones_first * G::SER..raw.len()));
+                (dense, msm.batch_add::<G>(gpu, ones, &self.ones, self.ones_len)?)
             }
             MsmPoints::Pinned { bytes, first } => {
-                let dense = self.gathered_msm::<G>(gpu, msm, bytes.host(first * G::SER..)?)?;
+                let dense = self.copied_msm::<G>(gpu, msm, bytes.host(first * G::SER..)?)?;
                 let ones = MsmPoints::Pinned { bytes, first: first + self.ones_first };
                 (dense, msm.batch_add::<G>(gpu, ones, &self.ones, self.ones_len)?)
             }
@@ -237,10 +247,11 @@ impl SplitQuery {
         Ok(G::add(&ones, &dense))
     }
 
-    /// The MSM of the dense part, its points gathered on the host from a section's raw bytes.
-    fn gathered_msm<G: Group>(&self, gpu: &Gpu, msm: &Msm, raw: &[u8]) -> Result<G::Jac> {
-        let points = MsmPoints::Gathered { bytes: raw, positions: &self.positions };
-        msm.msm_first::<G>(gpu, points, &self.scalars, self.positions.len(), 0)
+    /// The MSM of the dense part, its points gathered on the host from a section's raw bytes
+    /// into a buffer of their own, then streamed.
+    fn copied_msm<G: Group>(&self, gpu: &Gpu, msm: &Msm, raw: &[u8]) -> Result<G::Jac> {
+        let bytes = gather_raw(raw, G::SER, &self.positions);
+        msm.msm_first::<G>(gpu, MsmPoints::Host(RawPoints::memory(&bytes)), &self.scalars, self.positions.len(), 0)
     }
 
     /// The batch addition of the ones, their points gathered on the host from a section's raw
@@ -290,6 +301,21 @@ impl SplitQuery {
         }
         Ok(out)
     }
+}
+
+/// The raw bytes of the points `positions` of a section (`size` bytes each), on the staging
+/// pool's cores (the global pool is busy with other partitions' synthesis).
+fn gather_raw(raw: &[u8], size: usize, positions: &[u32]) -> Vec<u8> {
+    let mut out = vec![0u8; positions.len() * size];
+    staging_pool().install(|| {
+        out.par_chunks_mut(size * 4096).zip(positions.par_chunks(4096)).for_each(|(dst, pos)| {
+            for (d, &p) in dst.chunks_exact_mut(size).zip(pos) {
+                let at = p as usize * size;
+                d.copy_from_slice(&raw[at..at + size]);
+            }
+        })
+    });
+    out
 }
 
 /// `first + j` for each bit j < n set in `words` (bits past n cleared first), ascending, on the
@@ -383,6 +409,14 @@ mod tests {
             }
             assert_eq!((positions, index), (want_pos, want_idx), "n {n}");
         }
+    }
+
+    #[test]
+    fn raw_gather_copies_whole_points() {
+        let raw: Vec<u8> = (0..96 * 10).map(|b| b as u8).collect();
+        let got = gather_raw(&raw, 96, &[7, 0, 7, 9]);
+        let want: Vec<u8> = [7usize, 0, 7, 9].iter().flat_map(|&p| raw[p * 96..p * 96 + 96].to_vec()).collect();
+        assert_eq!(got, want);
     }
 
     #[test]

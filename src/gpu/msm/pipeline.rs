@@ -112,10 +112,11 @@ pub(super) fn msm<G: Group>(
 
 /// The chunk loop: each chunk's points (converted from the host's bytes, or on the device
 /// already), its sort window group by window group, each group's accumulation into the buckets
-/// and the join of the buckets split between threads. The next chunk's upload is enqueued right
-/// after this chunk's conversion, before the host waits for the sort: the copy engine then moves
-/// it while this chunk converts, sorts and accumulates, instead of idling through the conversion
-/// and the sort of every chunk (a 0/1 batch addition streamed under a cap is bound by the copy).
+/// and the join of the buckets split between threads. The next chunk's upload is enqueued once
+/// this chunk's accumulations are, so the copy engine moves it while they run; with
+/// `early_upload` right after this chunk's conversion, before the host waits for the sort, so the
+/// copy engine does not idle through each chunk's conversion and sort (a 0/1 batch addition
+/// streamed under a cap is bound by the copy).
 fn accumulate_chunks<G: Group>(
     run: &mut Run<'_, G>,
     src: &mut Source<'_, '_, G>,
@@ -129,7 +130,7 @@ fn accumulate_chunks<G: Group>(
         let s = k * plan.chunk;
         let len = plan.chunk.min(n - s);
         src.convert(k)?;
-        let early = !plan.tuning.late_upload;
+        let early = plan.tuning.early_upload;
         if early && k + 1 < plan.chunks() {
             src.upload(k + 1)?;
         }

@@ -28,10 +28,14 @@ pub struct MsmTuning {
     pub stage_mib: u32,
     /// Print each MSM's phase times (CUDA events) to stderr (`FILSNARK_MSM_PHASES` set).
     pub phases: bool,
-    /// Enqueue a streamed MSM's next chunk upload only once this chunk's accumulations are
-    /// (`FILSNARK_MSM_LATE_UPLOAD` set): the order before the upload went ahead right after the
-    /// chunk's conversion, kept for A/B runs.
-    pub late_upload: bool,
+    /// Enqueue a streamed MSM's next chunk upload right after this chunk's conversion, before
+    /// the host waits for its sort (`FILSNARK_MSM_EARLY_UPLOAD` set), instead of once its
+    /// accumulations are enqueued. Opt-in until measured on a GPU (docs/tuning.md).
+    pub early_upload: bool,
+    /// Split queries streamed through staging gather only their ones' points on the host and
+    /// move those (`FILSNARK_MSM_GATHER_ONES` set), instead of every point of the query. Opt-in
+    /// until measured on a GPU (docs/tuning.md).
+    pub gather_ones: bool,
 }
 
 impl Default for MsmTuning {
@@ -44,7 +48,8 @@ impl Default for MsmTuning {
             slim_blocks_per_sm: 1,
             stage_mib: 256,
             phases: false,
-            late_upload: false,
+            early_upload: false,
+            gather_ones: false,
         }
     }
 }
@@ -75,7 +80,8 @@ impl MsmTuning {
             slim_blocks_per_sm: number("FILSNARK_MSM_SLIM_BLOCKS", 1, 64)?.unwrap_or(d.slim_blocks_per_sm),
             stage_mib: number("FILSNARK_MSM_STAGE_MIB", 16, 2048)?.unwrap_or(d.stage_mib),
             phases: var("FILSNARK_MSM_PHASES").is_some(),
-            late_upload: var("FILSNARK_MSM_LATE_UPLOAD").is_some(),
+            early_upload: var("FILSNARK_MSM_EARLY_UPLOAD").is_some(),
+            gather_ones: var("FILSNARK_MSM_GATHER_ONES").is_some(),
         })
     }
 
