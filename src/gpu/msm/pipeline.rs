@@ -125,12 +125,12 @@ fn accumulate_chunks<G: Group>(
     phases: &mut Phases,
 ) -> Result<()> {
     let plan = run.plan;
+    let early = plan.tuning.early_upload;
     src.upload(0)?;
     for k in 0..plan.chunks() {
         let s = k * plan.chunk;
         let len = plan.chunk.min(n - s);
         src.convert(k)?;
-        let early = plan.tuning.early_upload;
         if early && k + 1 < plan.chunks() {
             src.upload(k + 1)?;
         }

@@ -104,10 +104,12 @@ mod tests {
             "FILSNARK_MSM_THREADS_PER_SM" => Some(" 1024 ".to_string()),
             "FILSNARK_MSM_PHASES" => Some(String::new()),
             "FILSNARK_MSM_STAGE_MIB" => Some("512".to_string()),
+            "FILSNARK_MSM_GATHER_ONES" => Some("1".to_string()),
             _ => None,
         };
         let t = MsmTuning::from_vars(set).unwrap();
         assert_eq!((t.window, t.threads_per_sm, t.phases, t.groups), (Some(21), 1024, true, None));
+        assert_eq!((t.gather_ones, t.early_upload), (true, false));
         assert_eq!(t.stage_bytes(), 512 << 20);
         let bad = |name: &str| (name == "FILSNARK_MSM_SLIM_BLOCKS").then(|| "0".to_string());
         let e = MsmTuning::from_vars(bad).unwrap_err();
