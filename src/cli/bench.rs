@@ -342,6 +342,7 @@ fn run_and_report(
 
 fn ntt(a: NttArgs) -> Result<()> {
     use filsnark::bench::stages::{h_ms, ntt_ms, ntt_once};
+    use filsnark::gpu::ntt::HBuffers;
     let gpu = filsnark::gpu::Gpu::open(0)?;
     let ntt = filsnark::gpu::ntt::Ntt::new(&gpu)?;
     let logs = if a.log.is_empty() { vec![20, 24, 27] } else { a.log };
@@ -354,7 +355,9 @@ fn ntt(a: NttArgs) -> Result<()> {
         }
         let scale = (k as f64 / 27.0) * (1u64 << k) as f64 / (1u64 << 27) as f64;
         println!("NTT 2^{k} forward: {:.2} ms (floor ~{:.1})", ntt_ms(&gpu, &ntt, k)?, 30.0 * scale);
-        println!("H pipeline 2^{k}: {:.2} ms (floor ~{:.1})", h_ms(&gpu, &ntt, k)?, 250.0 * scale);
+        for (buffers, what) in [(HBuffers::Four, "fused"), (HBuffers::Three, "three buffers")] {
+            println!("H pipeline 2^{k}, {what}: {:.2} ms (floor ~{:.1})", h_ms(&gpu, &ntt, k, buffers)?, 250.0 * scale);
+        }
     }
     Ok(())
 }

@@ -57,12 +57,12 @@ struct Counts {
     b_aux: usize,
 }
 
-/// A partition evaluated on the device.
-pub struct Evaluated {
-    /// A·z, B·z, C·z over the domain (`domain` elements each, zero past the constraints).
-    pub a: DeviceBuffer<u32>,
-    pub b: DeviceBuffer<u32>,
-    pub c: DeviceBuffer<u32>,
+/// The three matrices of the constraints, in the order of [`DeviceShape`]'s blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Matrix {
+    A = 0,
+    B = 1,
+    C = 2,
 }
 
 /// The coefficient classes of a code (the layout of src/constraints).
@@ -269,8 +269,8 @@ fn grid_for(rows: usize) -> u32 {
     rows.div_ceil(BLOCK as usize) as u32
 }
 
-/// A·z, B·z, C·z of the whole circuit into buffers of `domain` elements: the head's rows, the
-/// template's for every challenge, then `input_i · 0 = 0`'s (A·z = input i, B·z = C·z = 0).
+/// M·z of the whole circuit for one matrix M into a new buffer of `domain` elements: see
+/// [`evaluate_into`].
 pub fn evaluate(
     gpu: &Gpu,
     k: &EvaluateKernels,
@@ -278,17 +278,33 @@ pub fn evaluate(
     c: &Compiled,
     w: &DeviceWitness,
     domain: usize,
-) -> Result<Evaluated> {
+    m: Matrix,
+) -> Result<DeviceBuffer<u32>> {
+    let mut out = gpu.alloc::<u32>(domain * 8)?;
+    evaluate_into(gpu, k, shape, c, w, &mut out, m)?;
+    Ok(out)
+}
+
+/// M·z of the whole circuit for one matrix M (A, B or C) into `out` (its length in elements is
+/// the domain): the head's rows, the template's for every challenge, then `input_i · 0 = 0`'s
+/// (A·z = input i, B·z = C·z = 0), zero to the end of the domain. Stream-ordered.
+pub fn evaluate_into(
+    gpu: &Gpu,
+    k: &EvaluateKernels,
+    shape: &DeviceShape,
+    c: &Compiled,
+    w: &DeviceWitness,
+    out: &mut DeviceBuffer<u32>,
+    m: Matrix,
+) -> Result<()> {
     let n = shape.counts;
+    let domain = out.len() / 8;
     if n.rows + n.inputs > domain {
         return Err(GpuError::Invalid(format!("{} rows do not fit a domain of {domain}", n.rows + n.inputs)));
     }
-    let mut out = [gpu.alloc::<u32>(domain * 8)?, gpu.alloc::<u32>(domain * 8)?, gpu.alloc::<u32>(domain * 8)?];
-    for (m, o) in out.iter_mut().enumerate() {
-        o.fill_bytes_at(n.rows * 8, (domain - n.rows) * 8, 0)?;
-        if m == 0 {
-            gpu.upload_slice_into(o, n.rows * 8, scalar_words(&w.inputs))?;
-        }
+    out.fill_bytes_at(n.rows * 8, (domain - n.rows) * 8, 0)?;
+    if m == Matrix::A {
+        gpu.upload_slice_into(out, n.rows * 8, scalar_words(&w.inputs))?;
     }
     let per = &c.per;
     let launches =
@@ -302,38 +318,35 @@ pub fn evaluate(
             )
         }));
     for (block, first, stride, challenges, shift) in launches {
-        for (m, o) in out.iter().enumerate() {
-            let csr = &block[m];
-            if csr.rows == 0 {
-                continue;
-            }
-            let args = EvalRowsArgs {
-                out: o.view(),
-                row_ptr: csr.row_ptr.view(),
-                cols: csr.cols.view(),
-                codes: csr.codes.view(),
-                pow2: shape.pow2.view(),
-                table: shape.table.view(),
-                inputs: w.inputs_dev.view(),
-                bits: w.bits.view(),
-                fmask: w.fmask.view(),
-                frank: w.frank.view(),
-                fields: w.fields.view(),
-                rows: csr.rows as u32,
-                out_first: first as u32,
-                out_stride: stride as u32,
-                inputs_from: shift[0] as u32,
-                inputs_per: shift[1] as u32,
-                aux_from: shift[2] as u32,
-                aux_per: shift[3] as u32,
-            };
-            let grid = Grid { x: grid_for(csr.rows), y: challenges as u32 };
-            // SAFETY: the block was checked against the shape's counts when it was uploaded
-            // (DeviceShape::upload: row pointers, shifted columns, codes), and the witness
-            // against the same counts (DeviceWitness::upload), with frank computed from fmask.
-            unsafe { k.rows().launch(&gpu.stream, grid, BLOCK, &args)? };
+        let csr = &block[m as usize];
+        if csr.rows == 0 {
+            continue;
         }
+        let args = EvalRowsArgs {
+            out: out.view(),
+            row_ptr: csr.row_ptr.view(),
+            cols: csr.cols.view(),
+            codes: csr.codes.view(),
+            pow2: shape.pow2.view(),
+            table: shape.table.view(),
+            inputs: w.inputs_dev.view(),
+            bits: w.bits.view(),
+            fmask: w.fmask.view(),
+            frank: w.frank.view(),
+            fields: w.fields.view(),
+            rows: csr.rows as u32,
+            out_first: first as u32,
+            out_stride: stride as u32,
+            inputs_from: shift[0] as u32,
+            inputs_per: shift[1] as u32,
+            aux_from: shift[2] as u32,
+            aux_per: shift[3] as u32,
+        };
+        let grid = Grid { x: grid_for(csr.rows), y: challenges as u32 };
+        // SAFETY: the block was checked against the shape's counts when it was uploaded
+        // (DeviceShape::upload: row pointers, shifted columns, codes), and the witness
+        // against the same counts (DeviceWitness::upload), with frank computed from fmask.
+        unsafe { k.rows().launch(&gpu.stream, grid, BLOCK, &args)? };
     }
-    let [a, b, c] = out;
-    Ok(Evaluated { a, b, c })
+    Ok(())
 }

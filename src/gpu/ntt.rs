@@ -12,9 +12,12 @@
 //! - The last pass can multiply output i by c·g^i (coset shift, two tables) and can end
 //!   with the H step v ← (A·B − v)·Z⁻¹.
 //! - `h_poly`: for a, b, c: inverse NTT with the coset shift g^i/n, forward NTT on the
-//!   coset (the forward NTT of c ends with the H step against a and b); then the inverse
-//!   NTT with the shift g^-i/n gives h in natural order. Seven transforms, each three
-//!   passes at 2^27, and nothing else.
+//!   coset; then the inverse NTT with the shift g^-i/n of (A·B − C)·Z⁻¹ gives h in natural
+//!   order. Seven transforms, each three passes at 2^27. Two pipelines ([`HBuffers`]): the
+//!   fused one ends C's forward transform with the H step against A and B (four buffers of
+//!   the domain live at once); the three-buffer one multiplies A and B on the coset first
+//!   (h_mul), so C is evaluated into a freed buffer, and takes the H step as a pass of its own
+//!   (h_sub_scale): 12 GiB at 2^27 instead of 16, for two more passes over memory.
 //!
 //! Measured on the H200 (1980 MHz SM clock throughout, four-blocks build):
 //! forward 2^24 4.08 ms, 2^27 35.0 ms (passes 13.9 + 11.7 + 9.4 ms, 86-90 % of the Fr-mul
@@ -24,7 +27,7 @@ use super::kernels::ntt::{
     BLOCK_ELEMENTS_LOG, FLAG_COMBINE, FLAG_FACTOR, FLAG_MODE_B, FLAG_SCALE, FLAG_TWO, MAX_RADIX_LOG, MAX_THREADS,
     TWIDDLES,
 };
-use super::kernels::{NttKernels, NttPass, NttPassArgs};
+use super::kernels::{HMulArgs, HSubScaleArgs, NttKernels, NttPass, NttPassArgs};
 use super::{DeviceBuffer, DeviceSlice, Gpu, GpuError, Result};
 use crate::field::{powers, root_of_unity};
 use blstrs::Scalar;
@@ -59,6 +62,15 @@ struct Tables {
     coset: [DeviceBuffer<u32>; 2],
     uncoset: [DeviceBuffer<u32>; 2],
     inv_one_pass: Option<[DeviceBuffer<u32>; 2]>,
+}
+
+/// Which H pipeline runs: the fused one (four buffers of the domain: C's forward transform ends
+/// with the H step against A and B) or the three-buffer one (a pointwise product and H step of
+/// their own, 4 GiB less at 2^27, two more passes over memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HBuffers {
+    Four,
+    Three,
 }
 
 /// What the last pass does besides the twist-free store.
@@ -168,8 +180,15 @@ impl Ntt {
 
     /// h coefficients of (A·B − C)/Z on the device, natural order, n = next power of two ≥
     /// a.len() (a, b, c have equal length ≤ n and are zero-padded); n·8 words, the last
-    /// element zero.
-    pub fn h_poly(&self, gpu: &Gpu, a: &[Scalar], b: &[Scalar], c: &[Scalar]) -> Result<DeviceBuffer<u32>> {
+    /// element zero. `buffers`: which pipeline ([`HBuffers`]).
+    pub fn h_poly(
+        &self,
+        gpu: &Gpu,
+        a: &[Scalar],
+        b: &[Scalar],
+        c: &[Scalar],
+        buffers: HBuffers,
+    ) -> Result<DeviceBuffer<u32>> {
         if a.len() != b.len() || a.len() != c.len() {
             return Err(GpuError::Invalid(format!("h_poly: lengths {}, {}, {}", a.len(), b.len(), c.len())));
         }
@@ -178,57 +197,119 @@ impl Ntt {
         if log_n > MAX_LOG_N {
             return Err(GpuError::Invalid(format!("h_poly: domain 2^{log_n} exceeds 2^{MAX_LOG_N}")));
         }
-        let mut bufs = Vec::with_capacity(4);
-        for v in [a, b, c] {
-            let mut d = gpu.alloc::<u32>(n * WORDS)?;
+        let upload = |v: &[Scalar], d: &mut DeviceBuffer<u32>| -> Result<()> {
             if v.len() < n {
                 d.fill_bytes(0)?;
             }
-            gpu.upload_slice_into(&mut d, 0, scalar_words(v))?;
-            bufs.push(d);
+            gpu.upload_slice_into(d, 0, scalar_words(v))
+        };
+        let mut da = gpu.alloc::<u32>(n * WORDS)?;
+        upload(a, &mut da)?;
+        let mut db = gpu.alloc::<u32>(n * WORDS)?;
+        upload(b, &mut db)?;
+        match buffers {
+            HBuffers::Four => {
+                let mut dc = gpu.alloc::<u32>(n * WORDS)?;
+                upload(c, &mut dc)?;
+                self.h_poly_fused(gpu, da, db, dc, log_n)
+            }
+            HBuffers::Three => self.h_poly_three(gpu, da, db, log_n, |dc| upload(c, dc)),
         }
-        let mut tmp = gpu.alloc::<u32>(n * WORDS)?;
-        let (mut da, mut db, mut dc) = (bufs.remove(0), bufs.remove(0), bufs.remove(0));
-        self.h_poly_device(gpu, &mut da, &mut db, &mut dc, &mut tmp, log_n)?;
-        gpu.stream.synchronize()?;
-        Ok(dc)
     }
 
-    /// The H pipeline on device buffers of 2^log_n elements: a, b, c hold the evaluations
-    /// on entry; on return `c` holds h (natural order, last element zero) and a, b, tmp
-    /// are scratch. Stream-ordered (no synchronization).
-    pub fn h_poly_device(
+    /// The fused H pipeline: `a`, `b`, `c` hold A·z, B·z, C·z (2^log_n elements each) and a
+    /// fourth buffer is the transforms' scratch; C's forward transform ends with the H step
+    /// against A and B. Returns h (natural order, last element zero); the other buffers are
+    /// freed.
+    pub fn h_poly_fused(
         &self,
         gpu: &Gpu,
-        a: &mut DeviceBuffer<u32>,
-        b: &mut DeviceBuffer<u32>,
-        c: &mut DeviceBuffer<u32>,
-        tmp: &mut DeviceBuffer<u32>,
+        mut a: DeviceBuffer<u32>,
+        mut b: DeviceBuffer<u32>,
+        mut c: DeviceBuffer<u32>,
         log_n: u32,
-    ) -> Result<()> {
-        for v in [&*a, &*b, &*c, &*tmp] {
+    ) -> Result<DeviceBuffer<u32>> {
+        for v in [&a, &b, &c] {
             check_len(v, log_n)?;
         }
         let n = 1usize << log_n;
         let mut last = gpu.alloc::<u32>(WORDS)?;
         if log_n == 0 {
             // one point: h has n − 1 = 0 coefficients; the one element is the zero padding
-            return zero_last(c, n, &mut last);
+            zero_last(&mut c, n, &mut last)?;
+            gpu.stream.synchronize()?;
+            return Ok(c);
         }
+        let mut tmp = gpu.alloc::<u32>(n * WORDS)?;
         let t = self.tables(gpu, log_n)?;
-        let g = Scalar::MULTIPLICATIVE_GENERATOR;
-        let z_inv = inv(g.pow_vartime([n as u64]) - Scalar::ONE);
-        let z = gpu.upload(scalar_words(&[z_inv]))?;
-        for v in [&mut *a, &mut *b] {
-            self.coset_intt(gpu, v, tmp, &t)?;
-            self.transform(gpu, v, tmp, &t, false, Last::Plain)?;
+        let z = gpu.upload(scalar_words(&[z_inv(n)]))?;
+        for v in [&mut a, &mut b] {
+            self.coset_evaluations(gpu, v, &mut tmp, &t)?;
         }
-        self.coset_intt(gpu, c, tmp, &t)?;
-        self.transform(gpu, c, tmp, &t, false, Last::Combine(a, b, &z))?;
-        self.transform(gpu, c, tmp, &t, true, Last::Scale(&t.uncoset))?;
-        zero_last(c, n, &mut last)?;
-        // keep `z` and `last` alive until the stream has used them
-        gpu.stream.synchronize()
+        self.coset_intt(gpu, &mut c, &mut tmp, &t)?;
+        self.transform(gpu, &mut c, &mut tmp, &t, false, Last::Combine(&a, &b, &z))?;
+        self.transform(gpu, &mut c, &mut tmp, &t, true, Last::Scale(&t.uncoset))?;
+        zero_last(&mut c, n, &mut last)?;
+        // keep `z`, `last` and the scratch alive until the stream has used them
+        gpu.stream.synchronize()?;
+        Ok(c)
+    }
+
+    /// The H pipeline in three device buffers of 2^log_n elements, where the fused one holds
+    /// four (12 GiB against 16 at 2^27): `a` and `b` hold A·z and B·z on entry, a third buffer
+    /// is scratch. A and B go to the coset, their product (h_mul) takes the scratch and frees
+    /// both; `fill_c` then writes C·z (zero padded to 2^log_n) into one of them, which goes to
+    /// the coset with the other as scratch; h_sub_scale gives (A·B − C)·Z⁻¹ and the inverse
+    /// transform h. Returns h (natural order, last element zero); the other buffers are freed.
+    pub fn h_poly_three(
+        &self,
+        gpu: &Gpu,
+        mut a: DeviceBuffer<u32>,
+        mut b: DeviceBuffer<u32>,
+        log_n: u32,
+        fill_c: impl FnOnce(&mut DeviceBuffer<u32>) -> Result<()>,
+    ) -> Result<DeviceBuffer<u32>> {
+        for v in [&a, &b] {
+            check_len(v, log_n)?;
+        }
+        let n = 1usize << log_n;
+        let mut last = gpu.alloc::<u32>(WORDS)?;
+        if log_n == 0 {
+            zero_last(&mut a, n, &mut last)?;
+            gpu.stream.synchronize()?;
+            return Ok(a);
+        }
+        let mut spare = gpu.alloc::<u32>(n * WORDS)?;
+        let t = self.tables(gpu, log_n)?;
+        let z = gpu.upload(scalar_words(&[z_inv(n)]))?;
+        for v in [&mut a, &mut b] {
+            self.coset_evaluations(gpu, v, &mut spare, &t)?;
+        }
+        let grid = pointwise_grid(n);
+        let product = HMulArgs { dst: spare.view(), x: a.view(), y: b.view(), n: n as u32 };
+        self.kernels.h_mul().launch(&gpu.stream, grid, POINTWISE_BLOCK, &product)?;
+        let (ab, mut c, mut h) = (spare, a, b);
+        fill_c(&mut c)?;
+        self.coset_evaluations(gpu, &mut c, &mut h, &t)?;
+        let step = HSubScaleArgs { dst: h.view(), x: ab.view(), y: c.view(), s: z.view(), n: n as u32 };
+        self.kernels.h_sub_scale().launch(&gpu.stream, grid, POINTWISE_BLOCK, &step)?;
+        self.transform(gpu, &mut h, &mut c, &t, true, Last::Scale(&t.uncoset))?;
+        zero_last(&mut h, n, &mut last)?;
+        // keep `z`, `last`, `ab` and `c` alive until the stream has used them
+        gpu.stream.synchronize()?;
+        Ok(h)
+    }
+
+    /// Evaluations on the coset g·⟨ω⟩ of the polynomial whose evaluations on ⟨ω⟩ `v` holds.
+    fn coset_evaluations(
+        &self,
+        gpu: &Gpu,
+        v: &mut DeviceBuffer<u32>,
+        tmp: &mut DeviceBuffer<u32>,
+        t: &Tables,
+    ) -> Result<()> {
+        self.coset_intt(gpu, v, tmp, t)?;
+        self.transform(gpu, v, tmp, t, false, Last::Plain)
     }
 
     /// All passes of one transform, `data` → `tmp` → `data` …; the result ends in `data`.
@@ -312,6 +393,17 @@ fn check_len(b: &DeviceBuffer<u32>, log_n: u32) -> Result<()> {
 fn zero_last(c: &mut DeviceBuffer<u32>, n: usize, staging: &mut DeviceBuffer<u32>) -> Result<()> {
     staging.fill_bytes(0)?;
     c.copy_from_device((n - 1) * WORDS, staging, 0, WORDS)
+}
+
+/// Z⁻¹ on the coset: 1/(g^n − 1), the vanishing polynomial x^n − 1 at every g·ω^i.
+fn z_inv(n: usize) -> Scalar {
+    inv(Scalar::MULTIPLICATIVE_GENERATOR.pow_vartime([n as u64]) - Scalar::ONE)
+}
+
+/// Threads per block of the pointwise H steps, and their blocks for n elements.
+const POINTWISE_BLOCK: u32 = 256;
+fn pointwise_grid(n: usize) -> u32 {
+    n.div_ceil(POINTWISE_BLOCK as usize) as u32
 }
 
 fn inv(x: Scalar) -> Scalar {

@@ -17,13 +17,13 @@ use std::time::Instant;
 use anyhow::{Context as _, Result};
 use blstrs::Scalar;
 
-use super::evaluate::{self as device_eval, DeviceShape, DeviceWitness};
+use super::evaluate::{self as device_eval, DeviceShape, DeviceWitness, Matrix};
 use super::host_pin;
 use super::kernels::{EvaluateKernels, SrsKernels};
 use super::layout::scalar_words;
 use super::layout::{G1, G2};
 use super::msm::{Msm, MsmPoints, MsmTuning};
-use super::ntt::Ntt;
+use super::ntt::{HBuffers, Ntt};
 use super::residency::{self, Residency, Section};
 use super::split;
 use super::srs::ResidentSrs;
@@ -325,9 +325,10 @@ impl GpuProver {
         // The MSM workspace kept from the last partition (up to ~20 GiB when every section is
         // resident and the chunks are large) gives way to the H stage when the plan has no room
         // for both.
-        if ledger.headroom().is_some_and(|h| h < residency::h_stage(domain as u64)) {
+        if ledger.headroom().is_some_and(|h| h < residency::h_stage_fused(domain as u64)) {
             self.msm.release_memory();
         }
+        let buffers = residency::h_buffers(ledger.headroom(), domain as u64);
         ledger.mark();
         let mut shape_slot = self.shape.lock().unwrap_or_else(|e| e.into_inner());
         let packed = match src {
@@ -344,26 +345,33 @@ impl GpuProver {
                 let ds = shape_slot.as_ref().expect("uploaded");
                 let dw = DeviceWitness::upload(gpu, ds, witness)
                     .with_context(|| format!("{label}: uploading the witness"))?;
-                let ev = device_eval::evaluate(gpu, &self.eval_kernels, ds, compiled, &dw, domain)
-                    .with_context(|| format!("{label}: evaluating the constraints"))?;
+                let eval = |m| {
+                    device_eval::evaluate(gpu, &self.eval_kernels, ds, compiled, &dw, domain, m)
+                        .with_context(|| format!("{label}: evaluating the constraints ({m:?})"))
+                };
+                let (a, b) = (eval(Matrix::A)?, eval(Matrix::B)?);
+                // the three-buffer pipeline evaluates C·z into a buffer it frees (its time is H's)
+                let c = if buffers == HBuffers::Four { Some(eval(Matrix::C)?) } else { None };
                 gpu.stream.synchronize()?;
                 t.evaluation = clock.elapsed();
-                Some((ds, dw, ev))
+                Some((ds, dw, a, b, c))
             }
             Source::Assignment(_) => None,
         };
         let clock = Instant::now();
+        let log_n = domain.trailing_zeros();
         let (h_dev, packed) = match (src, packed) {
             (Source::Assignment(asg), _) => {
-                (self.ntt.h_poly(gpu, &asg.a, &asg.b, &asg.c).with_context(|| format!("{label}: H"))?, None)
+                (self.ntt.h_poly(gpu, &asg.a, &asg.b, &asg.c, buffers).with_context(|| format!("{label}: H"))?, None)
             }
-            (Source::Packed { .. }, Some((ds, dw, ev))) => {
-                let device_eval::Evaluated { mut a, mut b, mut c } = ev;
-                let mut tmp = gpu.alloc::<u32>(domain * 8)?;
-                self.ntt
-                    .h_poly_device(gpu, &mut a, &mut b, &mut c, &mut tmp, domain.trailing_zeros())
-                    .with_context(|| format!("{label}: H"))?;
-                (c, Some((ds, dw)))
+            (Source::Packed { compiled, .. }, Some((ds, dw, a, b, c))) => {
+                let h = match c {
+                    Some(c) => self.ntt.h_poly_fused(gpu, a, b, c, log_n),
+                    None => self.ntt.h_poly_three(gpu, a, b, log_n, |c| {
+                        device_eval::evaluate_into(gpu, &self.eval_kernels, ds, compiled, &dw, c, Matrix::C)
+                    }),
+                };
+                (h.with_context(|| format!("{label}: H"))?, Some((ds, dw)))
             }
             (Source::Packed { .. }, None) => unreachable!("a packed source is evaluated above"),
         };

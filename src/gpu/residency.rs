@@ -13,6 +13,7 @@
 //! measured stage by stage through the allocation ledger ([`super::ledger`]) and written down
 //! per domain in docs/measurements.md, plus [`MARGIN`] for the allocator's pool and the frees
 //! still in flight on the stream.
+use super::ntt::HBuffers;
 use crate::srs::SectionKind;
 
 /// Headroom over the measured working set: the stream-ordered allocator's pool rounds
@@ -155,27 +156,49 @@ pub fn choose_pinned(streamed: &[SectionKind], sections: &[Section], budget: u64
 
 /// Device bytes one partition of a circuit with a domain of `domain` points holds at once
 /// beside the resident sections, margin excluded: the larger of its two heaviest stages. The H
-/// stage ([`h_stage`]); the smallest MSM stage: its scalars (32 bytes a point), the buckets of
-/// its widest windows (40 bytes a point allowed; 4.5 GiB, 36 a point, measured at 2^27) and a streamed MSM's staging (two
-/// chunks of raw and one of converted points, at most ~1 GiB). The MSM's workspace kept from
-/// one MSM to the next is not counted: it takes the room the plan leaves (each MSM sizes its
-/// chunk to it) and is freed before the H stage when the plan has no room for both. A fixed
-/// 256 MiB covers the small buffers. On the H100 at 32GiB (domain 2^27, every section streamed
-/// under a 24 GiB cap, c42ef5b) the ledger measured 17.5 GiB at the H stage and 11.2 GiB at the
-/// H MSM; this gives 17.75 GiB.
+/// stage in three buffers ([`h_stage`]: the fused pipeline's fourth buffer is used only where
+/// the plan leaves room for it); the smallest MSM stage: its scalars (32 bytes a point), the
+/// buckets of its widest windows (40 bytes a point allowed; 4.5 GiB, 36 a point, measured at
+/// 2^27) and a streamed MSM's staging (two chunks of raw and one of converted points, at most
+/// ~1 GiB). The MSM's workspace kept from one MSM to the next is not counted: it takes the room
+/// the plan leaves (each MSM sizes its chunk to it) and is freed before the H stage when the
+/// plan has no room for both. A fixed 256 MiB covers the small buffers. On the H100 at 32GiB
+/// (domain 2^27, every section streamed under a 24 GiB cap, c42ef5b) the ledger measured
+/// 17.5 GiB at the fused H stage and 11.2 GiB at the H MSM; this gives 13.75 GiB.
 pub fn working_set(domain: u64) -> u64 {
     let staging = (2 * 288 * domain).min(1 << 30);
     let msm_stage = 32 * domain + 40 * domain + staging;
     h_stage(domain).max(msm_stage) + (256 << 20)
 }
 
-/// Device bytes the H stage allocates for a domain of `domain` points: a, b, c and the NTT's
-/// scratch (32 bytes a point each), the packed witness with the shape's compiled constraints
+/// Device bytes the three-buffer H stage allocates for a domain of `domain` points
+/// ([`super::ntt::HBuffers::Three`]): A·z, B·z and the transforms' scratch, C·z taking a freed
+/// one (32 bytes a point each), plus what the fused stage holds besides its buffers.
+pub fn h_stage(domain: u64) -> u64 {
+    3 * 32 * domain + h_stage_rest(domain)
+}
+
+/// Device bytes the fused H stage allocates ([`super::ntt::HBuffers::Four`]): a, b, c and the
+/// NTT's scratch at once (17.5 GiB at 2^27, as the ledger measured).
+pub fn h_stage_fused(domain: u64) -> u64 {
+    4 * 32 * domain + h_stage_rest(domain)
+}
+
+/// The H stage beside its buffers: the packed witness with the shape's compiled constraints
 /// (~4 bytes a point), and what else the ledger measured at this stage (1 GiB at 2^27: 8 bytes a
 /// point, at most 1 GiB). The MSM's workspace kept from the partition before is freed first when
 /// the plan has no room for both.
-pub fn h_stage(domain: u64) -> u64 {
-    4 * 32 * domain + 4 * domain + (8 * domain).min(1 << 30)
+fn h_stage_rest(domain: u64) -> u64 {
+    4 * domain + (8 * domain).min(1 << 30)
+}
+
+/// The H pipeline for a partition when `headroom` device bytes are left under the plan (None: no
+/// limit): the fused one where it fits, else the three-buffer one the plan reserved.
+pub fn h_buffers(headroom: Option<u64>, domain: u64) -> HBuffers {
+    match headroom {
+        Some(h) if h < h_stage_fused(domain) => HBuffers::Three,
+        _ => HBuffers::Four,
+    }
 }
 
 /// Seconds an MSM over `kind`'s points spends longer per partition when they stream than when
@@ -237,17 +260,34 @@ mod tests {
     }
 
     /// The working sets measured on the H100: a 32GiB partition (domain 2^27) proved with every
-    /// section streamed under a 24 GiB cap (23.5 GiB usable; stage peaks 17.5 GiB at H, 11.2 at
-    /// the H MSM), and small circuits under a 1 GiB cap (0.5 GiB usable beside the context).
-    /// Under that cap the plan keeps the smallest section (b_g1) resident beside the working set.
+    /// section streamed under a 24 GiB cap (23.5 GiB usable; stage peaks 17.5 GiB at the fused H
+    /// stage, 11.2 at the H MSM), and small circuits under a 1 GiB cap (0.5 GiB usable beside the
+    /// context). The three-buffer H stage holds one 4 GiB buffer less, so under a 24 GiB cap the
+    /// plan keeps b_g1 and b_g2 resident beside it.
     #[test]
     fn measured_working_sets_fit_their_caps() {
-        assert!(working_set(1 << 27) >= 17 * GIB + GIB / 2, "below the measured 17.5 GiB");
-        assert!(h_stage(1 << 27) >= 17 * GIB + GIB / 2, "below the measured 17.5 GiB");
-        assert!(with_margin(working_set(1 << 27)) <= 23 * GIB + GIB / 2);
+        assert!(h_stage_fused(1 << 27) >= 17 * GIB + GIB / 2, "below the measured 17.5 GiB");
+        assert_eq!(h_stage_fused(1 << 27) - h_stage(1 << 27), 4 * GIB, "one buffer of the domain");
+        assert!(working_set(1 << 27) >= 11 * GIB + GIB / 4, "below the measured 11.2 GiB of the H MSM");
+        assert!(with_margin(working_set(1 << 27)) <= 14 * GIB + GIB / 4);
         assert!(with_margin(working_set(1 << 18)) <= GIB / 2);
         let p = plan(23 * GIB + GIB / 2, with_margin(working_set(1 << 27)), &porep_32gib()).unwrap();
-        assert_eq!(p.resident, vec![BG1], "{p:?}");
+        assert_eq!(p.resident, vec![BG1, BG2], "{p:?}");
+    }
+
+    /// The fused H pipeline where the plan leaves room for its fourth buffer, the three-buffer
+    /// one where it does not, the fused one without a limit.
+    #[test]
+    fn fused_h_only_where_its_fourth_buffer_fits() {
+        let d = 1u64 << 27;
+        assert_eq!(h_buffers(None, d), HBuffers::Four);
+        assert_eq!(h_buffers(Some(h_stage_fused(d)), d), HBuffers::Four);
+        assert_eq!(h_buffers(Some(h_stage_fused(d) - 1), d), HBuffers::Three);
+        let p = plan(23 * GIB + GIB / 2, with_margin(working_set(d)), &porep_32gib()).unwrap();
+        assert!(p.working_bytes >= h_stage(d), "the plan reserves the three-buffer stage");
+        assert_eq!(h_buffers(Some(p.working_bytes), d), HBuffers::Three);
+        let whole = plan(139 * GIB, with_margin(working_set(d)), &porep_32gib()).unwrap();
+        assert_eq!(h_buffers(Some(whole.working_bytes), d), HBuffers::Four);
     }
 
     #[test]
@@ -297,15 +337,16 @@ mod tests {
     #[test]
     fn pinned_sections_are_streamed_ones_within_the_budget() {
         let secs = porep_32gib();
-        // A 24 GiB card: only b_g1 resident; a 32 GiB host budget holds the sparse queries and
-        // b_g2 (30.5 GiB), not h besides.
+        // A 24 GiB card: b_g1 and b_g2 resident; a 32 GiB host budget holds the sparse queries
+        // (24.5 GiB), not h besides.
         let p = plan(23 * GIB + GIB / 2, with_margin(working_set(1 << 27)), &secs).unwrap();
         let pinned = choose_pinned(&p.streamed, &secs, 32 * GIB);
-        assert_eq!(pinned, vec![L, A, BG2], "{p:?}");
+        assert_eq!(pinned, vec![L, A], "{p:?}");
         let bytes: u64 = secs.iter().filter(|s| pinned.contains(&s.kind)).map(|s| s.bytes).sum();
         assert!(bytes <= 32 * GIB);
         // A section too large for what is left is skipped; a smaller one after it still goes in.
         assert_eq!(choose_pinned(&p.streamed, &secs, 13 * GIB), vec![L]);
+        assert_eq!(choose_pinned(&[L, A, H], &secs, 12 * GIB), vec![A]);
         assert_eq!(choose_pinned(&[H, BG2], &secs, 13 * GIB), vec![BG2]);
         assert!(choose_pinned(&p.streamed, &secs, 0).is_empty());
         // Resident sections are never pinned.

@@ -554,6 +554,144 @@ impl NttPass {
     }
 }
 
+/// The arguments of h_mul, in the order of the `.entry`'s parameters.
+pub struct HMulArgs<'a> {
+    /// The result, one element per i < n.
+    /// (writes 8 * n elements)
+    pub dst: DeviceSlice<'a, u32>,
+    /// The first operand, one element per i < n.
+    /// (reads 8 * n elements)
+    pub x: DeviceSlice<'a, u32>,
+    /// The second operand, one element per i < n.
+    /// (reads 8 * n elements)
+    pub y: DeviceSlice<'a, u32>,
+    pub n: u32,
+}
+
+/// Launcher of h_mul.
+/// ```text
+/// h_mul: dst[i] = x[i] * y[i] for i < n (A*B on the coset).
+/// ```
+pub struct HMul {
+    kernel: Kernel,
+}
+
+impl HMul {
+    /// The `.entry` parameters, in order (the PTX check compares them with the module).
+    pub const PARAMS: &'static [Param] = &[
+        Param { name: "dst", width: Width::U64 },
+        Param { name: "x", width: Width::U64 },
+        Param { name: "y", width: Width::U64 },
+        Param { name: "n", width: Width::U32 },
+    ];
+
+    /// The kernel, for attribute queries (registers, occupancy).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// Checks the arguments against HMul's contract, then launches on `stream` (`grid`: blocks
+    /// along x; `block_dim`: threads per block).
+    pub fn launch(&self, stream: &Arc<Stream>, grid: u32, block_dim: u32, a: &HMulArgs<'_>) -> Result<()> {
+        let name = self.kernel.name();
+        let n = u128::from(a.n);
+        let grid_x = u128::from(grid);
+        let grid_y = 1;
+        let block = u128::from(block_dim);
+        let shared = 0;
+        rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
+        need(name, "dst", &a.dst, mul(8, n), 16)?;
+        need(name, "x", &a.x, mul(8, n), 16)?;
+        need(name, "y", &a.y, mul(8, n), 16)?;
+        let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
+        let args = [
+            a.dst.arg(stream),
+            a.x.arg(stream),
+            a.y.arg(stream),
+            Arg::U32(a.n),
+        ];
+        check_widths(name, &args, Self::PARAMS)?;
+        // SAFETY: the kernel touches dst[..8 * n], x[..8 * n], y[..8 * n], no more (its contract);
+        // every length, the alignment and the launch rules were checked above. Each slice borrows a
+        // live device buffer that is freed in stream order after the streams that used it (`arg`
+        // records this one), and `args` holds one u64 per buffer and one u32 per scalar in the
+        // order of the .entry's parameters (check_widths).
+        unsafe { self.kernel.launch(stream, geometry, &args) }
+    }
+}
+
+/// The arguments of h_sub_scale, in the order of the `.entry`'s parameters.
+pub struct HSubScaleArgs<'a> {
+    /// The result, one element per i < n.
+    /// (writes 8 * n elements)
+    pub dst: DeviceSlice<'a, u32>,
+    /// The first operand, one element per i < n.
+    /// (reads 8 * n elements)
+    pub x: DeviceSlice<'a, u32>,
+    /// The second operand, one element per i < n.
+    /// (reads 8 * n elements)
+    pub y: DeviceSlice<'a, u32>,
+    /// The scale (one element).
+    /// (reads 8 elements)
+    pub s: DeviceSlice<'a, u32>,
+    pub n: u32,
+}
+
+/// Launcher of h_sub_scale.
+/// ```text
+/// h_sub_scale: dst[i] = (x[i] - y[i]) * s[0] for i < n ((A*B - C) * Z^-1 on the coset).
+/// ```
+pub struct HSubScale {
+    kernel: Kernel,
+}
+
+impl HSubScale {
+    /// The `.entry` parameters, in order (the PTX check compares them with the module).
+    pub const PARAMS: &'static [Param] = &[
+        Param { name: "dst", width: Width::U64 },
+        Param { name: "x", width: Width::U64 },
+        Param { name: "y", width: Width::U64 },
+        Param { name: "s", width: Width::U64 },
+        Param { name: "n", width: Width::U32 },
+    ];
+
+    /// The kernel, for attribute queries (registers, occupancy).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// Checks the arguments against HSubScale's contract, then launches on `stream` (`grid`: blocks
+    /// along x; `block_dim`: threads per block).
+    pub fn launch(&self, stream: &Arc<Stream>, grid: u32, block_dim: u32, a: &HSubScaleArgs<'_>) -> Result<()> {
+        let name = self.kernel.name();
+        let n = u128::from(a.n);
+        let grid_x = u128::from(grid);
+        let grid_y = 1;
+        let block = u128::from(block_dim);
+        let shared = 0;
+        rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
+        need(name, "dst", &a.dst, mul(8, n), 16)?;
+        need(name, "x", &a.x, mul(8, n), 16)?;
+        need(name, "y", &a.y, mul(8, n), 16)?;
+        need(name, "s", &a.s, 8, 16)?;
+        let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
+        let args = [
+            a.dst.arg(stream),
+            a.x.arg(stream),
+            a.y.arg(stream),
+            a.s.arg(stream),
+            Arg::U32(a.n),
+        ];
+        check_widths(name, &args, Self::PARAMS)?;
+        // SAFETY: the kernel touches dst[..8 * n], x[..8 * n], y[..8 * n], s[..8], no more (its
+        // contract); every length, the alignment and the launch rules were checked above. Each
+        // slice borrows a live device buffer that is freed in stream order after the streams that
+        // used it (`arg` records this one), and `args` holds one u64 per buffer and one u32 per
+        // scalar in the order of the .entry's parameters (check_widths).
+        unsafe { self.kernel.launch(stream, geometry, &args) }
+    }
+}
+
 /// The arguments of msm_count_dense, in the order of the `.entry`'s parameters.
 pub struct MsmCountDenseArgs<'a> {
     /// The scalars i < n, 8 Montgomery words each.
@@ -2646,6 +2784,8 @@ pub struct NttKernels {
     ntt_r7o: NttPass,
     ntt_r8o: NttPass,
     ntt_r9o: NttPass,
+    h_mul: HMul,
+    h_sub_scale: HSubScale,
     module: Module,
 }
 
@@ -2666,6 +2806,8 @@ impl NttKernels {
             ntt_r7o: NttPass { kernel: Kernel::get(&module, "ntt_r7o")?, blocks_per_sm: 4, r: 7, },
             ntt_r8o: NttPass { kernel: Kernel::get(&module, "ntt_r8o")?, blocks_per_sm: 4, r: 8, },
             ntt_r9o: NttPass { kernel: Kernel::get(&module, "ntt_r9o")?, blocks_per_sm: 4, r: 9, },
+            h_mul: HMul { kernel: Kernel::get(&module, "h_mul")?, },
+            h_sub_scale: HSubScale { kernel: Kernel::get(&module, "h_sub_scale")?, },
             module,
         })
     }
@@ -2764,6 +2906,14 @@ impl NttKernels {
     /// ```
     pub fn ntt_r9o(&self) -> &NttPass {
         &self.ntt_r9o
+    }
+
+    pub fn h_mul(&self) -> &HMul {
+        &self.h_mul
+    }
+
+    pub fn h_sub_scale(&self) -> &HSubScale {
+        &self.h_sub_scale
     }
 
     /// Every NttPass kernel of the module.
@@ -3118,6 +3268,8 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo { module: "ntt", name: "ntt_r7o", params: NttPass::PARAMS },
     KernelInfo { module: "ntt", name: "ntt_r8o", params: NttPass::PARAMS },
     KernelInfo { module: "ntt", name: "ntt_r9o", params: NttPass::PARAMS },
+    KernelInfo { module: "ntt", name: "h_mul", params: HMul::PARAMS },
+    KernelInfo { module: "ntt", name: "h_sub_scale", params: HSubScale::PARAMS },
     KernelInfo { module: "msm_g1", name: "msm_count_dense", params: MsmCountDense::PARAMS },
     KernelInfo { module: "msm_g1", name: "msm_digits", params: MsmDigits::PARAMS },
     KernelInfo { module: "msm_g1", name: "msm_bitmap_sort", params: MsmBitmapSort::PARAMS },
