@@ -4,11 +4,15 @@
 //! Miller loop values of separate products multiply ([`MillerProduct::mul`]) before a shared
 //! final exponentiation, so a product split over threads costs one exponentiation in all.
 //!
+//! A G2 point paired with several G1 points in separate products can have its line coefficients
+//! computed once ([`G2Lines`], the G2 half of a Miller loop's work) and evaluated at each G1
+//! point ([`MillerProduct::of_lines`], again sharing the squarings of f across the pairs).
+//!
 //! Pairs with a point at infinity on either side contribute 1 and are left out of the loop:
 //! blst's n-pair loop takes every pair for a finite one.
 use std::borrow::Cow;
 
-use blst::blst_fp12;
+use blst::{blst_fp, blst_fp12, blst_fp6};
 use blstrs::Gt;
 
 use super::curve::{Curve, P1Affine, P2Affine, G1, G2};
@@ -66,6 +70,102 @@ impl MillerProduct {
     }
 }
 
+/// Lines per Miller loop in blst's table: one per doubling and per addition of the loop over
+/// |z| = 0xd201000000010000.
+const LINES: usize = 68;
+
+/// blst's line table walks the bits of |z| after the leading one: each entry is the index of an
+/// addition line and the number of doubling lines after it (each doubling first squares f).
+/// Line 0, the first doubling, comes before them.
+const ADD_THEN_DOUBLINGS: [(usize, usize); 5] = [(1, 2), (4, 3), (8, 9), (18, 32), (51, 16)];
+
+/// The Miller loop lines of one G2 point, not yet evaluated at any G1 point (blst's
+/// `precompute_lines`); none for the point at infinity, whose pairs contribute 1.
+pub struct G2Lines(Option<Box<[blst_fp6; LINES]>>);
+
+impl G2Lines {
+    pub fn of(q: &P2Affine) -> Self {
+        if G2::affine_is_inf(q) {
+            return G2Lines(None);
+        }
+        let mut lines = Box::new([blst_fp6::default(); LINES]);
+        // SAFETY: blst writes LINES line coefficients into the array and reads one point.
+        unsafe { blst::blst_precompute_lines(lines.as_mut_ptr(), q) };
+        G2Lines(Some(lines))
+    }
+}
+
+/// A G1 point as a line evaluation takes it: (−2x, 2y), the factors blst moves out of the lines.
+struct LineScalars(blst_fp, blst_fp);
+
+impl LineScalars {
+    fn of(p: &P1Affine) -> Self {
+        let (mut x, mut y) = (blst_fp::default(), blst_fp::default());
+        // SAFETY: blst reads and writes field elements through valid references.
+        unsafe {
+            blst::blst_fp_add(&mut x, &p.x, &p.x);
+            blst::blst_fp_cneg(&mut x, &x, true);
+            blst::blst_fp_add(&mut y, &p.y, &p.y);
+        }
+        LineScalars(x, y)
+    }
+
+    /// The line evaluated at the point: its second coefficient times −2x, its third times 2y.
+    fn eval(&self, line: &blst_fp6) -> blst_fp6 {
+        let mut out = *line;
+        let [_, b, c] = &mut out.fp2;
+        // SAFETY: blst reads and writes field elements through valid references.
+        unsafe {
+            blst::blst_fp_mul(&mut b.fp[0], &line.fp2[1].fp[0], &self.0);
+            blst::blst_fp_mul(&mut b.fp[1], &line.fp2[1].fp[1], &self.0);
+            blst::blst_fp_mul(&mut c.fp[0], &line.fp2[2].fp[0], &self.1);
+            blst::blst_fp_mul(&mut c.fp[1], &line.fp2[2].fp[1], &self.1);
+        }
+        out
+    }
+}
+
+/// f times line `k` of every pair, each evaluated at its G1 point.
+fn mul_by_lines(f: &mut blst_fp12, pairs: &[(LineScalars, &[blst_fp6; LINES])], k: usize) {
+    for (p, lines) in pairs {
+        let line = p.eval(&lines[k]);
+        // SAFETY: blst reads f and the sparse line and writes f through valid references.
+        unsafe { blst::blst_fp12_mul_by_xy00z0(f, f, &line) };
+    }
+}
+
+impl MillerProduct {
+    /// The Miller loop of Π e(p_i, q_i) from the G2 points' precomputed lines, on the calling
+    /// thread, one squaring of f per doubling for all pairs; pairs with a point at infinity are
+    /// skipped. Equal to [`MillerProduct::of`] on the same pairs.
+    pub fn of_lines(p: &[P1Affine], lines: &[G2Lines]) -> Self {
+        assert_eq!(p.len(), lines.len(), "a pairing product of {} G1 points and {} G2 lines", p.len(), lines.len());
+        let pairs: Vec<(LineScalars, &[blst_fp6; LINES])> = p
+            .iter()
+            .zip(lines)
+            .filter(|(p, _)| !G1::affine_is_inf(p))
+            .filter_map(|(p, l)| Some((LineScalars::of(p), l.0.as_deref()?)))
+            .collect();
+        if pairs.is_empty() {
+            return Self::one();
+        }
+        let mut f = Self::one().0;
+        mul_by_lines(&mut f, &pairs, 0);
+        for (add, doublings) in ADD_THEN_DOUBLINGS {
+            mul_by_lines(&mut f, &pairs, add);
+            for k in add + 1..=add + doublings {
+                // SAFETY: blst reads and writes one element through valid references.
+                unsafe { blst::blst_fp12_sqr(&mut f, &f) };
+                mul_by_lines(&mut f, &pairs, k);
+            }
+        }
+        // z is negative: the loop's value is conjugated, as blst's own loops do.
+        // SAFETY: blst conjugates one element in place.
+        unsafe { blst::blst_fp12_conjugate(&mut f) };
+        MillerProduct(f)
+    }
+}
+
 /// Π e(p_i, q_i) on the calling thread.
 pub fn pairing_product(p: &[P1Affine], q: &[P2Affine]) -> Gt {
     MillerProduct::of(p, q).final_exp()
@@ -102,6 +202,28 @@ mod tests {
             assert_eq!(split.final_exp(), want, "n = {n}, split");
         }
         assert_eq!(MillerProduct::one().final_exp(), Gt::identity());
+    }
+
+    /// Loops over precomputed lines against blst's n-pair loop, with points at infinity on
+    /// either side, the same lines evaluated at two G1 vectors.
+    #[test]
+    fn lines_match_the_n_pair_loop() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
+        for n in [0usize, 1, 5, 17] {
+            let mut a: Vec<G1Affine> = (0..n).map(|_| G1Projective::random(&mut rng).to_affine()).collect();
+            let c: Vec<G1Affine> = (0..n).map(|_| G1Projective::random(&mut rng).to_affine()).collect();
+            let mut b: Vec<G2Affine> = (0..n).map(|_| G2Projective::random(&mut rng).to_affine()).collect();
+            if n > 3 {
+                a[1] = G1Affine::identity();
+                b[3] = G2Affine::identity();
+            }
+            let (pa, pc, q) = (g1_affines_as_blst(&a), g1_affines_as_blst(&c), g2_affines_as_blst(&b));
+            let lines: Vec<G2Lines> = q.iter().map(G2Lines::of).collect();
+            for p in [pa, pc] {
+                let got = MillerProduct::of_lines(p, &lines).final_exp();
+                assert_eq!(got, MillerProduct::of(p, q).final_exp(), "n = {n}");
+            }
+        }
     }
 
     /// Bilinearity: e(3·g, 5·h) = e(g, h)^15, and e(g, h)·e(−g, h) = 1.

@@ -6,9 +6,14 @@
 //!
 //! A commitment is a pair of Gt elements. Keys fold with the GIPA recursion like the vectors
 //! they commit to ([`Key::fold`]).
+//!
+//! The prover always makes pair(v, w; A, B) and single(v; C) together (and, in GIPA, the inner
+//! product Π e(A_i, B_i) of the same halves): [`pair_and_single`] computes them with each G2
+//! point's Miller loop lines made once — v's powers pair with A and C, B with w's powers and A.
 use blstrs::{G1Affine, G2Affine, Gt, Scalar};
 
 use super::ipp::{self, Group};
+use crate::ec::MillerProduct;
 
 /// A commitment key: the α powers and the β powers.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,4 +87,57 @@ pub fn pair(v: KeyRef<'_, G2Affine>, w: KeyRef<'_, G1Affine>, a: &[G1Affine], b:
         ml1.mul(&ml2).final_exp()
     };
     rayon::join(|| half(v.a, w.a), || half(v.b, w.b))
+}
+
+/// pair(v, w; a, b), single(v; c) and, with `with_z`, Π e(a_i, b_i): the values the prover
+/// sends for one set of vectors. Each G2 point's lines are computed once for all the products it
+/// is in; the five (or four) final exponentiations run in parallel.
+pub fn pair_and_single(
+    v: KeyRef<'_, G2Affine>,
+    w: KeyRef<'_, G1Affine>,
+    (a, b, c): (&[G1Affine], &[G2Affine], &[G1Affine]),
+    with_z: bool,
+) -> (Commitment, Commitment, Option<Gt>) {
+    let b_with: Vec<&[G1Affine]> = if with_z { vec![w.a, w.b, a] } else { vec![w.a, w.b] };
+    let ((va, vb), bw) = rayon::join(
+        || rayon::join(|| ipp::miller_loops_sharing_g2(&[a, c], v.a), || ipp::miller_loops_sharing_g2(&[a, c], v.b)),
+        || ipp::miller_loops_sharing_g2(&b_with, b),
+    );
+    let fe = |m: &MillerProduct| m.final_exp();
+    let ((pair_a, pair_b), ((single_a, single_b), z)) = rayon::join(
+        || rayon::join(|| fe(&va[0].mul(&bw[0])), || fe(&vb[0].mul(&bw[1]))),
+        || rayon::join(|| rayon::join(|| fe(&va[1]), || fe(&vb[1])), || bw.get(2).map(fe)),
+    );
+    ((pair_a, pair_b), (single_a, single_b), z)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blstrs::{G1Projective, G2Projective};
+    use group::{prime::PrimeCurveAffine, Curve, Group as _};
+    use rand::SeedableRng;
+
+    /// The shared-lines computation against the commitments one at a time, with a point at
+    /// infinity among the G2 points.
+    #[test]
+    fn pair_and_single_match_the_separate_commitments() {
+        let mut r = rand_chacha::ChaCha20Rng::seed_from_u64(5);
+        let n = 40;
+        let g1 = |r: &mut rand_chacha::ChaCha20Rng| -> Vec<G1Affine> {
+            (0..n).map(|_| G1Projective::random(&mut *r).to_affine()).collect()
+        };
+        let g2 = |r: &mut rand_chacha::ChaCha20Rng| -> Vec<G2Affine> {
+            (0..n).map(|_| G2Projective::random(&mut *r).to_affine()).collect()
+        };
+        let (a, c, wa, wb) = (g1(&mut r), g1(&mut r), g1(&mut r), g1(&mut r));
+        let (mut b, va, vb) = (g2(&mut r), g2(&mut r), g2(&mut r));
+        b[7] = G2Affine::identity();
+        let (v, w) = (KeyRef { a: &va, b: &vb }, KeyRef { a: &wa, b: &wb });
+        let (p, s, z) = pair_and_single(v, w, (&a, &b, &c), true);
+        assert_eq!(p, pair(v, w, &a, &b));
+        assert_eq!(s, single(v, &c));
+        assert_eq!(z, Some(ipp::pairing_product(&a, &b)));
+        assert_eq!(pair_and_single(v, w, (&a, &b, &c), false).2, None);
+    }
 }

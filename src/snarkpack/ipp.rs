@@ -2,6 +2,8 @@
 //! over rayon's threads:
 //! - pairing products Π e(a_i, b_i): multi-Miller loops ([`MillerProduct::of`]), one chunk of
 //!   pairs per task, the chunks' values multiplied, one final exponentiation;
+//! - several products over the same G2 vector ([`miller_loops_sharing_g2`]): each G2 point's
+//!   lines computed once ([`G2Lines`]) and evaluated at every G1 vector's point;
 //! - multi-exponentiations Σ s_i·P_i in G1 and G2 (the CPU MSMs of [`crate::cpu::msm`]);
 //! - the GIPA fold L_i + x·R_i and the entrywise scaling s_i·P_i, with the results made
 //!   affine by one batched inversion per chunk.
@@ -12,12 +14,14 @@ use blstrs::{G1Affine, G2Affine, Gt, Scalar};
 use rayon::prelude::*;
 
 use crate::ec::{
-    g1_affine_from_blst, g1_affines_as_blst, g2_affine_from_blst, g2_affines_as_blst, scalar_bytes, Curve,
+    g1_affine_from_blst, g1_affines_as_blst, g2_affine_from_blst, g2_affines_as_blst, scalar_bytes, Curve, G2Lines,
     MillerProduct, ScalarBytes, G1, G2,
 };
 
-/// Points per task of the fold and scale loops (one batched inversion each).
+/// Points per task of the fold and scale loops (one batched inversion each) at most, and at
+/// least: short vectors (GIPA's last rounds) are cut finer so that every thread gets some.
 const CHUNK: usize = 256;
+const MIN_CHUNK: usize = 32;
 /// Pairs per task of a pairing product at least (blst shares the squarings of up to 16).
 const MILLER_N: usize = 16;
 
@@ -76,13 +80,20 @@ fn affine_all<G: Group>(p: &[Jacobian<G>]) -> Vec<G> {
     raw.iter().map(G::from_raw).collect()
 }
 
+/// Points per task of a fold or scaling of `len` points: about four tasks per thread, within
+/// [MIN_CHUNK, CHUNK].
+fn points_per_task(len: usize) -> usize {
+    len.div_ceil(rayon::current_num_threads() * 4).clamp(MIN_CHUNK, CHUNK)
+}
+
 /// The GIPA fold: left_i + x·right_i.
 pub fn fold<G: Group>(left: &[G], right: &[G], x: &Scalar) -> Vec<G> {
     assert_eq!(left.len(), right.len(), "fold of vectors of different lengths");
     let s = scalar_bytes(x);
     let (l, r) = (G::raw(left), G::raw(right));
-    l.par_chunks(CHUNK)
-        .zip(r.par_chunks(CHUNK))
+    let chunk = points_per_task(l.len());
+    l.par_chunks(chunk)
+        .zip(r.par_chunks(chunk))
         .flat_map_iter(|(l, r)| {
             let p: Vec<Jacobian<G>> = l.iter().zip(r).map(|(a, b)| G::C::add_affine(&mul::<G::C>(b, &s), a)).collect();
             affine_all::<G>(&p)
@@ -94,8 +105,8 @@ pub fn fold<G: Group>(left: &[G], right: &[G], x: &Scalar) -> Vec<G> {
 pub fn scale<G: Group>(points: &[G], s: &[Scalar]) -> Vec<G> {
     assert_eq!(points.len(), s.len(), "scaling by a vector of another length");
     G::raw(points)
-        .par_chunks(CHUNK)
-        .zip(s.par_chunks(CHUNK))
+        .par_chunks(points_per_task(points.len()))
+        .zip(s.par_chunks(points_per_task(points.len())))
         .flat_map_iter(|(p, s)| {
             let q: Vec<Jacobian<G>> = p.iter().zip(s).map(|(p, s)| mul::<G::C>(p, &scalar_bytes(s))).collect();
             affine_all::<G>(&q)
@@ -123,12 +134,46 @@ pub fn msm<G: Group>(points: &[G], s: &[Scalar]) -> G {
 pub fn miller_loop(a: &[G1Affine], b: &[G2Affine]) -> MillerProduct {
     assert_eq!(a.len(), b.len(), "pairing product of vectors of different lengths");
     let (a, b) = (G1Affine::raw(a), G2Affine::raw(b));
-    let tasks = (rayon::current_num_threads() * 4).max(1);
-    let per_task = a.len().div_ceil(tasks).next_multiple_of(MILLER_N).max(MILLER_N);
+    let per_task = pairs_per_task(a.len());
     a.par_chunks(per_task)
         .zip(b.par_chunks(per_task))
         .map(|(p, q)| MillerProduct::of(p, q))
         .reduce(MillerProduct::one, |x, y| x.mul(&y))
+}
+
+/// Pairs per task of a pairing product at most, whatever the vector length.
+fn pairs_per_task(len: usize) -> usize {
+    let tasks = (rayon::current_num_threads() * 4).max(1);
+    len.div_ceil(tasks).next_multiple_of(MILLER_N).max(MILLER_N)
+}
+
+/// The Miller loops of Π_i e(p_i, q_i) for each G1 vector p of `ps`, all over the G2 vector q:
+/// chunks of q on rayon's threads, each chunk's lines computed once (MILLER_N points at a time,
+/// so they stay in cache) and evaluated at every p.
+pub fn miller_loops_sharing_g2(ps: &[&[G1Affine]], q: &[G2Affine]) -> Vec<MillerProduct> {
+    for p in ps {
+        assert_eq!(p.len(), q.len(), "pairing products of vectors of different lengths");
+    }
+    let ps: Vec<&[Affine<G1Affine>]> = ps.iter().map(|p| G1Affine::raw(p)).collect();
+    let q = G2Affine::raw(q);
+    let one = || vec![MillerProduct::one(); ps.len()];
+    let times = |x: Vec<MillerProduct>, y: Vec<MillerProduct>| x.iter().zip(&y).map(|(x, y)| x.mul(y)).collect();
+    let per_task = pairs_per_task(q.len());
+    q.par_chunks(per_task)
+        .enumerate()
+        .map(|(t, chunk)| {
+            let start = t * per_task;
+            let mut acc = one();
+            for (k, sub) in chunk.chunks(MILLER_N).enumerate() {
+                let lines: Vec<G2Lines> = sub.iter().map(G2Lines::of).collect();
+                let at = start + k * MILLER_N;
+                for (f, p) in acc.iter_mut().zip(&ps) {
+                    *f = f.mul(&MillerProduct::of_lines(&p[at..at + sub.len()], &lines));
+                }
+            }
+            acc
+        })
+        .reduce(one, times)
 }
 
 /// Π e(a_i, b_i).
@@ -183,6 +228,24 @@ mod tests {
             let terms: Vec<_> = a.iter().zip(&prepared).collect();
             let want = Bls12::multi_miller_loop(&terms).final_exponentiation();
             assert_eq!(pairing_product(&a, &b), want, "n = {n}");
+        }
+    }
+
+    /// Products sharing a G2 vector against one product at a time, across task and line-chunk
+    /// boundaries, with points at infinity.
+    #[test]
+    fn products_sharing_g2_match_one_at_a_time() {
+        let mut r = rng();
+        for n in [1usize, 16, 33, 300] {
+            let (mut a, c) = (g1s(n, &mut r), g1s(n, &mut r));
+            let mut b = g2s(n, &mut r);
+            if n > 3 {
+                a[2] = G1Affine::identity();
+                b[n - 1] = G2Affine::identity();
+            }
+            let got = miller_loops_sharing_g2(&[&a, &c], &b);
+            assert_eq!(got[0].final_exp(), pairing_product(&a, &b), "n = {n}");
+            assert_eq!(got[1].final_exp(), pairing_product(&c, &b), "n = {n}");
         }
     }
 

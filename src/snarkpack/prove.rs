@@ -38,8 +38,7 @@ pub fn aggregate(pk: &ProverKey, include: &[u8], proofs: &[Proof], version: Vers
     let c: Vec<G1Affine> = proofs.iter().map(|p| p.c).collect();
     let (vkey, wkey) = (pk.vkey(), pk.wkey());
 
-    let (com_ab, com_c) =
-        rayon::join(|| commit::pair(vkey.as_ref(), wkey.as_ref(), &a, &b), || commit::single(vkey.as_ref(), &c));
+    let (com_ab, com_c, _) = commit::pair_and_single(vkey.as_ref(), wkey.as_ref(), (&a, &b, &c), false);
     let hcom = Transcript::new("hcom").gt_pair(&com_ab).gt_pair(&com_c).challenge();
     let r = Transcript::new("random-r").scalar(&hcom).bytes(include).challenge();
 
@@ -151,21 +150,19 @@ fn round_values(v: &Vectors, split: usize) -> Round {
     let (rl, rr) = v.r.split_at(split);
     let (vl, vr) = v.vkey.split(split);
     let (wl, wr) = v.wkey.split(split);
-    let ((tab, tuc), (zab, zc)) = rayon::join(
+    // Left: the keys' left halves with the vectors' right halves (B the other way round); right:
+    // the mirror image.
+    let ((left, right), zc) = rayon::join(
         || {
             rayon::join(
-                || rayon::join(|| commit::pair(vl, wr, ar, bl), || commit::pair(vr, wl, al, br)),
-                || rayon::join(|| commit::single(vl, cr), || commit::single(vr, cl)),
+                || commit::pair_and_single(vl, wr, (ar, bl, cr), true),
+                || commit::pair_and_single(vr, wl, (al, br, cl), true),
             )
         },
-        || {
-            rayon::join(
-                || rayon::join(|| ipp::pairing_product(ar, bl), || ipp::pairing_product(al, br)),
-                || rayon::join(|| ipp::msm(cr, rl), || ipp::msm(cl, rr)),
-            )
-        },
+        || rayon::join(|| ipp::msm(cr, rl), || ipp::msm(cl, rr)),
     );
-    Round { tab, tuc, zab, zc }
+    let z = |side: Option<Gt>| side.expect("asked for Z_AB");
+    Round { tab: (left.0, right.0), tuc: (left.1, right.1), zab: (z(left.2), z(right.2)), zc }
 }
 
 /// Folds every vector in half: A, C, w with x; B, r, v with x⁻¹.
