@@ -96,16 +96,21 @@ pub fn msm_g2(points: &[P2Affine], scalars: &[ScalarBytes]) -> P2 {
 }
 
 /// The query Σ s_i·P_i over a G1 section's raw bytes, by the split. A dense query on AVX-512
-/// reads the points straight from the bytes (no vector of decoded points).
+/// reads the points straight from the bytes (no vector of decoded points). The sum of the ones
+/// runs beside the MSM: a small one is a single task, which left a core idle.
 pub fn query_g1(raw: &[u8], split: &Split) -> P1 {
     #[cfg(target_arch = "x86_64")]
     if split.dense && split.scalars.len() >= AVX512_MIN_POINTS && super::avx512::available() {
         let bytes = &raw[..split.scalars.len() * crate::srs::points::G1_BYTES];
         return super::avx512::msm::msm_g1_from(super::avx512::msm::G1Points::Raw(bytes), &split.scalars);
     }
-    let ones = sum_g1(raw, &split.ones);
-    let (points, indices) = split.msm_points::<G1>(raw);
-    let rest = msm_g1(&gather::<G1>(&points, &indices), &split.scalars);
+    let (ones, rest) = rayon::join(
+        || sum_g1(raw, &split.ones),
+        || {
+            let (points, indices) = split.msm_points::<G1>(raw);
+            msm_g1(&gather::<G1>(&points, &indices), &split.scalars)
+        },
+    );
     G1::add(&ones, &rest)
 }
 
@@ -122,10 +127,10 @@ fn sum_g1(raw: &[u8], indices: &[u32]) -> P1 {
 
 /// The query Σ s_i·Q_i over a G2 section's raw bytes, by the split: on AVX-512 IFMA, from
 /// [`AVX512_MIN_POINTS`] points on, straight from the bytes ([`super::avx512::msm::msm_g2_raw`],
-/// [`super::avx512::msm::sum_g2_raw`]), else decoded by blst.
+/// [`super::avx512::msm::sum_g2_raw`]), else decoded by blst; the ones beside the MSM, as in
+/// [`query_g1`].
 pub fn query_g2(raw: &[u8], split: &Split) -> P2 {
-    let ones = sum_g2(raw, &split.ones);
-    let rest = msm_g2_split(raw, split);
+    let (ones, rest) = rayon::join(|| sum_g2(raw, &split.ones), || msm_g2_split(raw, split));
     G2::add(&ones, &rest)
 }
 
