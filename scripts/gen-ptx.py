@@ -23,6 +23,7 @@ ROOT = os.path.dirname(HERE)
 
 import ec  # noqa: E402
 import ff  # noqa: E402
+import fp12  # noqa: E402
 import fp52  # noqa: E402
 import ec_mem  # noqa: E402
 import evaluate  # noqa: E402
@@ -61,7 +62,7 @@ def write(rel, doc, fns, decls=""):
 
 def main():
     if "--check" in sys.argv:
-        for t in ("simtest_ff.py", "simtest_ec.py", "simtest_g2.py", "simtest_fp52.py", "ntt.py", "ntt_pointwise.py", "simtest_msm.py",
+        for t in ("simtest_ff.py", "simtest_ec.py", "simtest_g2.py", "simtest_fp12.py", "simtest_fp52.py", "ntt.py", "ntt_pointwise.py", "simtest_msm.py",
                   "simtest_generator_mul.py", "simtest_evaluate.py"):
             subprocess.run([sys.executable, os.path.join(HERE, "ptxgen", t)], check=True)
     f2 = ec.fp2_funcs()
@@ -73,13 +74,15 @@ def main():
           + "\nfp_inv: Fermat a^(p-2), left-to-right square-and-multiply.", ff.FP.funcs() + inv)
     write("ff/fp2.ptxi", ec.__doc__.split("Points")[0], f2)
     write("ff/fp52.ptxi", fp52.__doc__, fp52.funcs())
+    write("ff/fp12.ptxi", fp12.__doc__, fp12.funcs())
     write("ec/g1.ptxi", "G1 over Fp. g1_*: Fp arithmetic inlined; g1c_*: the same formulas calling the\n"
           "fp_* .funcs (kept to compare the two in the benchmark).\n" + ec.__doc__,
           ec.G1.funcs() + [f for f in ec.G1C.funcs() if f.name in ("g1c_dbl", "g1c_madd")])
     g2 = [f for f in ec.G2.funcs() if f.name in ("g2_to_affine", "g2_to_jacobian", "g2_on_curve")]
     write("ec/g2.ptxi", "G2 over Fp2 (b' = 4(1+u)).\n" + ec.__doc__ + "\n" + ec_mem.__doc__, g2 + ec_mem.funcs())
     write("kernels/selftest.ptxi", "Self-test kernels: out[i] = op(in0[i], in1[i]) for every field operation,\n"
-          "compared on the host against blst. " + kernels.__doc__, kernels.selftest_kernels())
+          "compared on the host against blst. " + kernels.__doc__, kernels.selftest_kernels() + fp12.selftest_kernels(),
+          fp12.decls())
     write("kernels/ec_test.ptxi", "Self-test kernels for G1/G2 XYZZ arithmetic and conversions. " + kernels.__doc__,
           kernels.ec_kernels())
     write("kernels/srs.ptxi", ".params section conversion: big-endian uncompressed G1/G2 points -> affine\n"

@@ -343,6 +343,78 @@ fn field_checks(gpu: &Gpu, m: &SelftestKernels, n: usize, seed: u64, out: &mut V
         let (got, ms) = launch_ew(gpu, m, &format!("k_fp2_{op}"), &[&xw], 24, n)?;
         out.push(compare(&format!("fp2_{op}"), &got, 24, n, ms, |i| fp2_words(&f(&x[i]))));
     }
+    fp12_checks(gpu, m, n, seed, out)
+}
+
+fn fp12_words(x: &blst::blst_fp12) -> Vec<u32> {
+    let fps = x.fp6.iter().flat_map(|c| c.fp2).flat_map(|c| c.fp);
+    fps.flat_map(|c| c.l).flat_map(|l| [l as u32, (l >> 32) as u32]).collect()
+}
+
+fn fp_words(x: &blst::blst_fp) -> [u32; 12] {
+    std::array::from_fn(|k| (x.l[k / 2] >> (32 * (k % 2))) as u32)
+}
+
+/// blst's line_by_Px2 at p: the line's second coefficient times -2x, its third times 2y.
+fn line_at(line: &blst::blst_fp6, p: &crate::ec::P1Affine) -> blst::blst_fp6 {
+    let (mut x2, mut y2, mut out) = (blst::blst_fp::default(), blst::blst_fp::default(), *line);
+    // SAFETY: blst reads and writes field elements through valid references.
+    unsafe {
+        blst::blst_fp_add(&mut x2, &p.x, &p.x);
+        blst::blst_fp_cneg(&mut x2, &x2, true);
+        blst::blst_fp_add(&mut y2, &p.y, &p.y);
+        for k in 0..2 {
+            blst::blst_fp_mul(&mut out.fp2[1].fp[k], &line.fp2[1].fp[k], &x2);
+            blst::blst_fp_mul(&mut out.fp2[2].fp[k], &line.fp2[2].fp[k], &y2);
+        }
+    }
+    out
+}
+
+/// Fp12 product and square, and the product by a precomputed line evaluated at a G1 point (the
+/// pairing's Miller loop step), against blst.
+fn fp12_checks(gpu: &Gpu, m: &SelftestKernels, n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
+    use blst::{blst_fp12, blst_fp6};
+    let a: Vec<blst_fp12> = par_gen(n, seed, 60, |r| blstrs::Fp12::random(r).into());
+    let b: Vec<blst_fp12> = par_gen(n, seed, 61, |r| blstrs::Fp12::random(r).into());
+    let (aw, bw) = (words_of(&a, fp12_words), words_of(&b, fp12_words));
+    let (got, ms) = launch_ew(gpu, m, "k_fp12_mul", &[&aw, &bw], 144, n)?;
+    out.push(compare("fp12_mul", &got, 144, n, ms, |i| {
+        let mut r = blst_fp12::default();
+        // SAFETY: blst reads two elements and writes one through valid references.
+        unsafe { blst::blst_fp12_mul(&mut r, &a[i], &b[i]) };
+        fp12_words(&r)
+    }));
+    let (got, ms) = launch_ew(gpu, m, "k_fp12_sqr", &[&aw], 144, n)?;
+    out.push(compare("fp12_sqr", &got, 144, n, ms, |i| {
+        let mut r = blst_fp12::default();
+        // SAFETY: blst reads one element and writes one through valid references.
+        unsafe { blst::blst_fp12_sqr(&mut r, &a[i]) };
+        fp12_words(&r)
+    }));
+    // lines of 16 G2 points, each element taking one of them at a random G1 point
+    let q = affine::<G2>(&random_points::<G2>(16, seed, 62));
+    let mut lines = vec![blst_fp6::default(); 16 * 68];
+    for (k, q) in q.iter().enumerate() {
+        // SAFETY: blst writes 68 lines into the slice and reads one point.
+        unsafe { blst::blst_precompute_lines(lines[68 * k..].as_mut_ptr(), q) };
+    }
+    let p = affine::<G1>(&random_points::<G1>(n, seed, 63));
+    let line = |i: usize| &lines[(i * 7 + i / 68) % lines.len()];
+    let lw: Vec<u32> = (0..n)
+        .into_par_iter()
+        .flat_map_iter(|i| {
+            let l = line(i).fp2.iter().flat_map(|c| c.fp).flat_map(|c| fp_words(&c));
+            l.chain(fp_words(&p[i].x)).chain(fp_words(&p[i].y)).collect::<Vec<u32>>()
+        })
+        .collect();
+    let (got, ms) = launch_ew(gpu, m, "k_fp12_mul_by_line", &[&aw, &lw], 144, n)?;
+    out.push(compare("fp12_mul_by_line", &got, 144, n, ms, |i| {
+        let mut r = blst_fp12::default();
+        // SAFETY: blst reads an element and a sparse line and writes one element.
+        unsafe { blst::blst_fp12_mul_by_xy00z0(&mut r, &a[i], &line_at(line(i), &p[i])) };
+        fp12_words(&r)
+    }));
     Ok(())
 }
 

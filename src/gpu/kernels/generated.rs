@@ -57,8 +57,8 @@ pub mod ntt {
 }
 
 /// The arguments of k_fr_add, k_fr_sub, k_fr_mul, k_fp_add, k_fp_sub, k_fp_mul, k_fp2_add,
-/// k_fp2_sub, k_fp2_mul, k_fp52_mul, k_g1_add, k_g1_madd, k_g2_add, k_g2_madd, in the order of the
-/// `.entry`'s parameters.
+/// k_fp2_sub, k_fp2_mul, k_fp52_mul, k_fp12_mul, k_fp12_mul_by_line, k_g1_add, k_g1_madd, k_g2_add,
+/// k_g2_madd, in the order of the `.entry`'s parameters.
 pub struct ElementwiseBinaryArgs<'a> {
     /// One output element per i < n.
     /// (writes n * out_words elements)
@@ -73,8 +73,9 @@ pub struct ElementwiseBinaryArgs<'a> {
 }
 
 /// Launcher of k_fr_add, k_fr_sub, k_fr_mul, k_fp_add, k_fp_sub, k_fp_mul, k_fp2_add, k_fp2_sub,
-/// k_fp2_mul, k_fp52_mul, k_g1_add, k_g1_madd, k_g2_add, k_g2_madd: one contract, per-kernel
-/// constants (each kernel's own description is on its module struct's accessor).
+/// k_fp2_mul, k_fp52_mul, k_fp12_mul, k_fp12_mul_by_line, k_g1_add, k_g1_madd, k_g2_add, k_g2_madd:
+/// one contract, per-kernel constants (each kernel's own description is on its module struct's
+/// accessor).
 pub struct ElementwiseBinary {
     kernel: Kernel,
     /// u32 words per element of in0.
@@ -149,9 +150,9 @@ impl ElementwiseBinary {
 
 /// The arguments of k_fr_neg, k_fr_dbl, k_fr_sqr, k_fr_to_mont, k_fr_from_mont, k_fr_to_be,
 /// k_fr_from_be, k_fp_neg, k_fp_dbl, k_fp_sqr, k_fp_to_mont, k_fp_from_mont, k_fp_to_be,
-/// k_fp_from_be, k_fp2_neg, k_fp2_dbl, k_fp2_sqr, k_fp2_inv, k_fp_inv, k_g1_dbl, k_g1_to_affine,
-/// k_g1_to_jacobian, k_g2_dbl, k_g2_to_affine, k_g2_to_jacobian, in the order of the `.entry`'s
-/// parameters.
+/// k_fp_from_be, k_fp2_neg, k_fp2_dbl, k_fp2_sqr, k_fp2_inv, k_fp_inv, k_fp12_sqr, k_g1_dbl,
+/// k_g1_to_affine, k_g1_to_jacobian, k_g2_dbl, k_g2_to_affine, k_g2_to_jacobian, in the order of
+/// the `.entry`'s parameters.
 pub struct ElementwiseUnaryArgs<'a> {
     /// One output element per i < n.
     /// (writes n * out_words elements)
@@ -164,9 +165,9 @@ pub struct ElementwiseUnaryArgs<'a> {
 
 /// Launcher of k_fr_neg, k_fr_dbl, k_fr_sqr, k_fr_to_mont, k_fr_from_mont, k_fr_to_be,
 /// k_fr_from_be, k_fp_neg, k_fp_dbl, k_fp_sqr, k_fp_to_mont, k_fp_from_mont, k_fp_to_be,
-/// k_fp_from_be, k_fp2_neg, k_fp2_dbl, k_fp2_sqr, k_fp2_inv, k_fp_inv, k_g1_dbl, k_g1_to_affine,
-/// k_g1_to_jacobian, k_g2_dbl, k_g2_to_affine, k_g2_to_jacobian: one contract, per-kernel constants
-/// (each kernel's own description is on its module struct's accessor).
+/// k_fp_from_be, k_fp2_neg, k_fp2_dbl, k_fp2_sqr, k_fp2_inv, k_fp_inv, k_fp12_sqr, k_g1_dbl,
+/// k_g1_to_affine, k_g1_to_jacobian, k_g2_dbl, k_g2_to_affine, k_g2_to_jacobian: one contract,
+/// per-kernel constants (each kernel's own description is on its module struct's accessor).
 pub struct ElementwiseUnary {
     kernel: Kernel,
     /// u32 words per element of in0.
@@ -2208,6 +2209,9 @@ pub struct SelftestKernels {
     fp2_inv: ElementwiseUnary,
     fp_inv: ElementwiseUnary,
     fp52_mul: ElementwiseBinary,
+    fp12_mul: ElementwiseBinary,
+    fp12_sqr: ElementwiseUnary,
+    fp12_mul_by_line: ElementwiseBinary,
     module: Module,
 }
 
@@ -2245,6 +2249,9 @@ impl SelftestKernels {
             fp2_inv: ElementwiseUnary { kernel: Kernel::get(&module, "k_fp2_inv")?, in0_words: 24, out_words: 24, },
             fp_inv: ElementwiseUnary { kernel: Kernel::get(&module, "k_fp_inv")?, in0_words: 12, out_words: 12, },
             fp52_mul: ElementwiseBinary { kernel: Kernel::get(&module, "k_fp52_mul")?, in0_words: 12, in1_words: 12, out_words: 12, },
+            fp12_mul: ElementwiseBinary { kernel: Kernel::get(&module, "k_fp12_mul")?, in0_words: 144, in1_words: 144, out_words: 144, },
+            fp12_sqr: ElementwiseUnary { kernel: Kernel::get(&module, "k_fp12_sqr")?, in0_words: 144, out_words: 144, },
+            fp12_mul_by_line: ElementwiseBinary { kernel: Kernel::get(&module, "k_fp12_mul_by_line")?, in0_words: 144, in1_words: 96, out_words: 144, },
             module,
         })
     }
@@ -2452,9 +2459,34 @@ impl SelftestKernels {
         &self.fp52_mul
     }
 
+    /// ```text
+    /// out[i] = fp12_mul_m(in0[i], in1[i])
+    /// (blocks of at most 32 threads: one shared slot of 1536 B each)
+    /// ```
+    pub fn fp12_mul(&self) -> &ElementwiseBinary {
+        &self.fp12_mul
+    }
+
+    /// ```text
+    /// out[i] = fp12_sqr_m(in0[i])
+    /// (blocks of at most 32 threads: one shared slot of 1536 B each)
+    /// ```
+    pub fn fp12_sqr(&self) -> &ElementwiseUnary {
+        &self.fp12_sqr
+    }
+
+    /// ```text
+    /// out[i] = fp12_mul_by_line_m(in0[i], line_eval_m(l, (-2x, 2y))), in1[i] = l (3 Fp2, blst's
+    /// precomputed line) then the affine G1 point (x, y)
+    /// (blocks of at most 32 threads: one shared slot of 1536 B each)
+    /// ```
+    pub fn fp12_mul_by_line(&self) -> &ElementwiseBinary {
+        &self.fp12_mul_by_line
+    }
+
     /// Every ElementwiseBinary kernel of the module.
-    pub fn elementwise_binary_kernels(&self) -> [&ElementwiseBinary; 10] {
-        [&self.fr_add, &self.fr_sub, &self.fr_mul, &self.fp_add, &self.fp_sub, &self.fp_mul, &self.fp2_add, &self.fp2_sub, &self.fp2_mul, &self.fp52_mul]
+    pub fn elementwise_binary_kernels(&self) -> [&ElementwiseBinary; 12] {
+        [&self.fr_add, &self.fr_sub, &self.fr_mul, &self.fp_add, &self.fp_sub, &self.fp_mul, &self.fp2_add, &self.fp2_sub, &self.fp2_mul, &self.fp52_mul, &self.fp12_mul, &self.fp12_mul_by_line]
     }
 
     /// The ElementwiseBinary kernel named `kernel` (its PTX name), if the module has it.
@@ -2463,8 +2495,8 @@ impl SelftestKernels {
     }
 
     /// Every ElementwiseUnary kernel of the module.
-    pub fn elementwise_unary_kernels(&self) -> [&ElementwiseUnary; 19] {
-        [&self.fr_neg, &self.fr_dbl, &self.fr_sqr, &self.fr_to_mont, &self.fr_from_mont, &self.fr_to_be, &self.fr_from_be, &self.fp_neg, &self.fp_dbl, &self.fp_sqr, &self.fp_to_mont, &self.fp_from_mont, &self.fp_to_be, &self.fp_from_be, &self.fp2_neg, &self.fp2_dbl, &self.fp2_sqr, &self.fp2_inv, &self.fp_inv]
+    pub fn elementwise_unary_kernels(&self) -> [&ElementwiseUnary; 20] {
+        [&self.fr_neg, &self.fr_dbl, &self.fr_sqr, &self.fr_to_mont, &self.fr_from_mont, &self.fr_to_be, &self.fr_from_be, &self.fp_neg, &self.fp_dbl, &self.fp_sqr, &self.fp_to_mont, &self.fp_from_mont, &self.fp_to_be, &self.fp_from_be, &self.fp2_neg, &self.fp2_dbl, &self.fp2_sqr, &self.fp2_inv, &self.fp_inv, &self.fp12_sqr]
     }
 
     /// The ElementwiseUnary kernel named `kernel` (its PTX name), if the module has it.
@@ -3235,6 +3267,9 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo { module: "selftest", name: "k_fp2_inv", params: ElementwiseUnary::PARAMS },
     KernelInfo { module: "selftest", name: "k_fp_inv", params: ElementwiseUnary::PARAMS },
     KernelInfo { module: "selftest", name: "k_fp52_mul", params: ElementwiseBinary::PARAMS },
+    KernelInfo { module: "selftest", name: "k_fp12_mul", params: ElementwiseBinary::PARAMS },
+    KernelInfo { module: "selftest", name: "k_fp12_sqr", params: ElementwiseUnary::PARAMS },
+    KernelInfo { module: "selftest", name: "k_fp12_mul_by_line", params: ElementwiseBinary::PARAMS },
     KernelInfo { module: "ec_test", name: "k_g1_add", params: ElementwiseBinary::PARAMS },
     KernelInfo { module: "ec_test", name: "k_g1_madd", params: ElementwiseBinary::PARAMS },
     KernelInfo { module: "ec_test", name: "k_g1_dbl", params: ElementwiseUnary::PARAMS },
