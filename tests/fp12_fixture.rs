@@ -10,6 +10,7 @@ use blst::{blst_fp, blst_fp12, blst_fp6, blst_p1_affine, blst_p2_affine};
 use blstrs::{Fp12, G1Projective, G2Projective};
 use ff::Field;
 use filsnark::ec::convert::{g1_affines_as_blst, g2_affines_as_blst};
+use filsnark::ec::pairing::line_at;
 use group::{Curve as _, Group};
 use rand::SeedableRng;
 use std::fmt::Write as _;
@@ -27,23 +28,6 @@ fn fp12_limbs(x: &blst_fp12) -> Vec<blst_fp> {
 
 fn fp6_limbs(x: &blst_fp6) -> Vec<blst_fp> {
     x.fp2.iter().flat_map(|c| c.fp).collect()
-}
-
-/// blst's line_by_Px2: the line's second coefficient times -2x, its third times 2y.
-fn line_at(line: &blst_fp6, p: &blst_p1_affine) -> blst_fp6 {
-    let (mut x2, mut y2) = (blst_fp::default(), blst_fp::default());
-    let mut out = *line;
-    // SAFETY: blst reads and writes field elements through valid references.
-    unsafe {
-        blst::blst_fp_add(&mut x2, &p.x, &p.x);
-        blst::blst_fp_cneg(&mut x2, &x2, true);
-        blst::blst_fp_add(&mut y2, &p.y, &p.y);
-        for k in 0..2 {
-            blst::blst_fp_mul(&mut out.fp2[1].fp[k], &line.fp2[1].fp[k], &x2);
-            blst::blst_fp_mul(&mut out.fp2[2].fp[k], &line.fp2[2].fp[k], &y2);
-        }
-    }
-    out
 }
 
 fn fixture() -> String {

@@ -125,6 +125,12 @@ impl LineScalars {
     }
 }
 
+/// A precomputed line evaluated at a G1 point (blst's `line_by_Px2`): its second coefficient
+/// times −2x, its third times 2y. The form the GPU's line multiply is checked against.
+pub fn line_at(line: &blst_fp6, p: &P1Affine) -> blst_fp6 {
+    LineScalars::of(p).eval(line)
+}
+
 /// f times line `k` of every pair, each evaluated at its G1 point.
 fn mul_by_lines(f: &mut blst_fp12, pairs: &[(LineScalars, &[blst_fp6; LINES])], k: usize) {
     for (p, lines) in pairs {

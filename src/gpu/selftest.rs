@@ -9,6 +9,7 @@ use super::kernels::{
 };
 use super::layout::{self, Group, G1, G2};
 use super::{convert, DeviceBuffer, Gpu, GpuError, Result};
+use crate::ec::pairing::line_at;
 use crate::ec::{self, MontField as _};
 use blstrs::{Fp, Fp2, Scalar};
 use ff::Field as _;
@@ -353,22 +354,6 @@ fn fp12_words(x: &blst::blst_fp12) -> Vec<u32> {
 
 fn fp_words(x: &blst::blst_fp) -> [u32; 12] {
     std::array::from_fn(|k| (x.l[k / 2] >> (32 * (k % 2))) as u32)
-}
-
-/// blst's line_by_Px2 at p: the line's second coefficient times -2x, its third times 2y.
-fn line_at(line: &blst::blst_fp6, p: &crate::ec::P1Affine) -> blst::blst_fp6 {
-    let (mut x2, mut y2, mut out) = (blst::blst_fp::default(), blst::blst_fp::default(), *line);
-    // SAFETY: blst reads and writes field elements through valid references.
-    unsafe {
-        blst::blst_fp_add(&mut x2, &p.x, &p.x);
-        blst::blst_fp_cneg(&mut x2, &x2, true);
-        blst::blst_fp_add(&mut y2, &p.y, &p.y);
-        for k in 0..2 {
-            blst::blst_fp_mul(&mut out.fp2[1].fp[k], &line.fp2[1].fp[k], &x2);
-            blst::blst_fp_mul(&mut out.fp2[2].fp[k], &line.fp2[2].fp[k], &y2);
-        }
-    }
-    out
 }
 
 /// Fp12 product and square, and the product by a precomputed line evaluated at a G1 point (the
