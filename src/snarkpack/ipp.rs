@@ -104,9 +104,10 @@ pub fn fold<G: Group>(left: &[G], right: &[G], x: &Scalar) -> Vec<G> {
 /// Entrywise scaling: s_i·p_i.
 pub fn scale<G: Group>(points: &[G], s: &[Scalar]) -> Vec<G> {
     assert_eq!(points.len(), s.len(), "scaling by a vector of another length");
+    let chunk = points_per_task(points.len());
     G::raw(points)
-        .par_chunks(points_per_task(points.len()))
-        .zip(s.par_chunks(points_per_task(points.len())))
+        .par_chunks(chunk)
+        .zip(s.par_chunks(chunk))
         .flat_map_iter(|(p, s)| {
             let q: Vec<Jacobian<G>> = p.iter().zip(s).map(|(p, s)| mul::<G::C>(p, &scalar_bytes(s))).collect();
             affine_all::<G>(&q)
