@@ -25,6 +25,7 @@ import ec  # noqa: E402
 import ff  # noqa: E402
 import fp12  # noqa: E402
 import fp52  # noqa: E402
+import miller  # noqa: E402
 import ec_mem  # noqa: E402
 import evaluate  # noqa: E402
 import generator_mul  # noqa: E402
@@ -40,7 +41,7 @@ RUST = "src/gpu/kernels/generated.rs"
 # The Rust struct that holds each module's kernels (modules with the same kernels share one).
 STRUCTS = {"selftest": "SelftestKernels", "ec_test": "CurveTestKernels", "srs": "SrsKernels",
            "bench": "ThroughputKernels", "ntt": "NttKernels", "msm_g1": "MsmKernels", "msm_g2": "MsmKernels",
-           "generator_mul": "GeneratorMulKernels", "evaluate": "EvaluateKernels"}
+           "generator_mul": "GeneratorMulKernels", "evaluate": "EvaluateKernels", "miller": "MillerKernels"}
 
 # fragment -> its .entry descriptions (iface.Kernel), in order
 ENTRIES = {}
@@ -62,7 +63,7 @@ def write(rel, doc, fns, decls=""):
 
 def main():
     if "--check" in sys.argv:
-        for t in ("simtest_ff.py", "simtest_ec.py", "simtest_g2.py", "simtest_fp12.py", "simtest_fp52.py", "ntt.py", "ntt_pointwise.py", "simtest_msm.py",
+        for t in ("simtest_ff.py", "simtest_ec.py", "simtest_g2.py", "simtest_fp12.py", "simtest_miller.py", "simtest_fp52.py", "ntt.py", "ntt_pointwise.py", "simtest_msm.py",
                   "simtest_generator_mul.py", "simtest_evaluate.py"):
             subprocess.run([sys.executable, os.path.join(HERE, "ptxgen", t)], check=True)
     f2 = ec.fp2_funcs()
@@ -93,6 +94,8 @@ def main():
     msm.write_fragments(write)
     write("setup/generator_mul.ptxi", "Fixed-base scalar multiplication of the generators for params setup (module\n"
           "generator_mul).\n" + generator_mul.__doc__, generator_mul.kernels(), generator_mul.decls())
+    write("kernels/miller.ptxi", "Miller loops over precomputed G2 lines (module miller).\n" + miller.__doc__,
+          miller.kernels(), miller.decls())
     write("kernels/evaluate.ptxi", "Constraint evaluation (module evaluate).\n" + evaluate.__doc__, evaluate.kernels())
     write("ntt/ntt.ptxi", "NTT over Fr and the H-polynomial step (module ntt).\n" + ntt.__doc__ + "\n" + ntt_pointwise.__doc__,
           ntt.kernels() + ntt_pointwise.kernels(), ntt.decls())

@@ -103,7 +103,8 @@ def check_blst():
     print("fp12 vs blst ok")
 
 
-random.seed(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
-check_fp6(3)
-check_fp12(2)
-check_blst()
+if __name__ == "__main__":
+    random.seed(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
+    check_fp6(3)
+    check_fp12(2)
+    check_blst()

@@ -21,6 +21,16 @@ pub mod generator_mul {
     pub const WINDOW_ENTRIES: u32 = 32768;
 }
 
+/// Constants of the miller kernels.
+pub mod miller {
+    /// Precomputed lines per G2 point (blst_precompute_lines).
+    pub const LINES: u32 = 68;
+    /// u32 words per line: 3 Fp2 (blst_fp6 layout).
+    pub const LINE_WORDS: u32 = 72;
+    /// Threads per block of miller_loop_lines (one shared slot each).
+    pub const BLOCK: u32 = 32;
+}
+
 /// Constants of the msm kernels.
 pub mod msm {
     /// Threads per block of the scan kernels (fixed by their launchers).
@@ -2178,6 +2188,98 @@ impl GatherBits {
     }
 }
 
+/// The arguments of miller_loop_lines, in the order of the `.entry`'s parameters.
+pub struct MillerLoopLinesArgs<'a> {
+    /// One Fp12 per group (blst_fp12 layout), vector by vector; also the loop's accumulator.
+    /// (writes (nvec * groups) * 144 elements)
+    pub out: DeviceSlice<'a, u32>,
+    /// The 68 precomputed lines of each G2 point i < n (blst_fp6 layout each).
+    /// (reads n * 4896 elements)
+    pub lines: DeviceSlice<'a, u32>,
+    /// nvec vectors of n affine G1 points (blst_p1_affine layout); (0, 0) is infinity.
+    /// (reads (nvec * n) * 24 elements)
+    pub points: DeviceSlice<'a, u32>,
+    pub n: u32,
+    pub nvec: u32,
+    pub per: u32,
+    pub groups: u32,
+}
+
+/// Launcher of miller_loop_lines.
+/// ```text
+/// miller_loop_lines(out, lines, points, n, nvec, per, groups): out[v * groups + g] = conj(prod of
+/// the Miller loops of the pairs (points[v * n + i], lines of point i)), i in group g's range
+/// per*g .. min(per*(g+1), n) (blst's loop over precomputed lines, squarings shared by the group).
+/// Blocks of 32 threads (one 1536-byte shared slot each), one thread per group, grid y = vector.
+/// ```
+pub struct MillerLoopLines {
+    kernel: Kernel,
+}
+
+impl MillerLoopLines {
+    /// The `.entry` parameters, in order (the PTX check compares them with the module).
+    pub const PARAMS: &'static [Param] = &[
+        Param { name: "out", width: Width::U64 },
+        Param { name: "lines", width: Width::U64 },
+        Param { name: "points", width: Width::U64 },
+        Param { name: "n", width: Width::U32 },
+        Param { name: "nvec", width: Width::U32 },
+        Param { name: "per", width: Width::U32 },
+        Param { name: "groups", width: Width::U32 },
+    ];
+
+    /// The kernel, for attribute queries (registers, occupancy).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// Checks the arguments against MillerLoopLines's contract, then launches on `stream` (the
+    /// kernel fixes its geometry).
+    ///
+    /// Launch rules:
+    /// - at least one pair per group: `per >= 1`
+    /// - groups = ceil(n / per): `groups == div_ceil(n, per)`
+    /// - pair indices fit 32 bits: `(nvec * n) <= 4294967296`
+    /// - group indices fit 32 bits: `(nvec * groups) <= 4294967296`
+    pub fn launch(&self, stream: &Arc<Stream>, a: &MillerLoopLinesArgs<'_>) -> Result<()> {
+        let name = self.kernel.name();
+        let n = u128::from(a.n);
+        let nvec = u128::from(a.nvec);
+        let per = u128::from(a.per);
+        let groups = u128::from(a.groups);
+        let grid_x = div_ceil(groups, 32);
+        let grid_y = nvec;
+        let block = 32;
+        let shared = 0;
+        rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
+        rule(name, per >= 1, "at least one pair per group")?;
+        rule(name, groups == div_ceil(n, per), "groups = ceil(n / per)")?;
+        rule(name, mul(nvec, n) <= 4294967296, "pair indices fit 32 bits")?;
+        rule(name, mul(nvec, groups) <= 4294967296, "group indices fit 32 bits")?;
+        need(name, "out", &a.out, mul(mul(nvec, groups), 144), 16)?;
+        need(name, "lines", &a.lines, mul(n, 4896), 16)?;
+        need(name, "points", &a.points, mul(mul(nvec, n), 24), 16)?;
+        let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
+        let args = [
+            a.out.arg(stream),
+            a.lines.arg(stream),
+            a.points.arg(stream),
+            Arg::U32(a.n),
+            Arg::U32(a.nvec),
+            Arg::U32(a.per),
+            Arg::U32(a.groups),
+        ];
+        check_widths(name, &args, Self::PARAMS)?;
+        // SAFETY: the kernel touches out[..(nvec * groups) * 144], lines[..n * 4896],
+        // points[..(nvec * n) * 24], no more (its contract); every length, the alignment and the
+        // launch rules were checked above. Each slice borrows a live device buffer that is freed in
+        // stream order after the streams that used it (`arg` records this one), and `args` holds
+        // one u64 per buffer and one u32 per scalar in the order of the .entry's parameters
+        // (check_widths).
+        unsafe { self.kernel.launch(stream, geometry, &args) }
+    }
+}
+
 /// The kernels of PTX module `selftest`, loaded (JIT-compiled) together.
 pub struct SelftestKernels {
     fr_add: ElementwiseBinary,
@@ -3236,6 +3338,32 @@ impl EvaluateKernels {
     }
 }
 
+/// The kernels of PTX module `miller`, loaded (JIT-compiled) together.
+pub struct MillerKernels {
+    loop_lines: MillerLoopLines,
+    module: Module,
+}
+
+impl MillerKernels {
+    /// Loads module `miller` and resolves its kernels.
+    pub fn load(gpu: &Gpu) -> Result<MillerKernels> {
+        let module = gpu.load("miller")?;
+        Ok(MillerKernels {
+            loop_lines: MillerLoopLines { kernel: Kernel::get(&module, "miller_loop_lines")?, },
+            module,
+        })
+    }
+
+    pub fn loop_lines(&self) -> &MillerLoopLines {
+        &self.loop_lines
+    }
+
+    /// The loaded module (JIT log, load time).
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+}
+
 /// Every kernel of every module with its parameters, for the check against the PTX.
 pub const KERNELS: &[KernelInfo] = &[
     KernelInfo { module: "selftest", name: "k_fr_add", params: ElementwiseBinary::PARAMS },
@@ -3336,4 +3464,5 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo { module: "evaluate", name: "gather_g1", params: Gather::PARAMS },
     KernelInfo { module: "evaluate", name: "gather_g2", params: Gather::PARAMS },
     KernelInfo { module: "evaluate", name: "gather_bits", params: GatherBits::PARAMS },
+    KernelInfo { module: "miller", name: "miller_loop_lines", params: MillerLoopLines::PARAMS },
 ];
