@@ -5,6 +5,11 @@
 //! filecoin-proofs pads them: 819 sectors of 2KiB pad to 1,024 proofs; 8,190 (819 32GiB sectors of
 //! 10 partitions) to 8,192.
 //!
+//! On a host with a GPU, filsnark also aggregates with the pairing products' Miller loops on the
+//! GPU (module miller; every product however small, and again with the products below its
+//! threshold left to the CPU) and prints both times beside the CPU's; the bytes must agree.
+//! `FILSNARK_AGG_GPU=0` skips that.
+//!
 //! Usage: cargo run --release --example aggregate_bench -- PARAMS_2KIB_DIR COUNT [SnarkPackV1|SnarkPackV2]
 //! PARAMS_2KIB_DIR holds the 2KiB .vk (filecoin-proofs reads it); an INSECURE SRS for the padded
 //! count is made in a temp directory beside links to it.
@@ -15,9 +20,11 @@ use blstrs::{G1Projective, G2Projective, Scalar};
 use ff::Field;
 use filecoin_proofs_api::seal::{aggregate_seal_commit_proofs, SealCommitPhase2Output};
 use filecoin_proofs_api::{RegisteredAggregationProof, RegisteredSealProof};
+use filsnark::ec::MillerLoops;
+use filsnark::gpu::pairing::GpuMillerLoops;
 use filsnark::groth16::Proof;
-use filsnark::snarkpack::seal::{aggregate_seal, target_len, transcript_include};
-use filsnark::snarkpack::{setup, SrsFile, Version};
+use filsnark::snarkpack::seal::{aggregate_seal, aggregate_seal_on, target_len, transcript_include};
+use filsnark::snarkpack::{setup, Pairings, SrsFile, Version};
 use group::{Curve, Group};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -72,8 +79,10 @@ fn main() -> Result<()> {
     let load = t.elapsed();
     let t = Instant::now();
     let pairs: Vec<_> = chain_seeds.iter().copied().zip(comm_rs.iter().copied()).collect();
-    let ours = aggregate_seal(&pk, &transcript_include(false, &pairs), proofs.clone(), version)?;
+    let include = transcript_include(false, &pairs);
+    let ours = aggregate_seal(&pk, &include, proofs.clone(), version)?;
     let agg = t.elapsed();
+    let gpu = gpu_aggregates(&pk, &include, &proofs, version, &ours)?;
 
     // filecoin-proofs: the first call reads the SRS and builds its tables; the second reuses them.
     let outputs: Vec<SealCommitPhase2Output> =
@@ -89,7 +98,10 @@ fn main() -> Result<()> {
     println!("{count} proofs ({n} after padding), {}, {} threads", version.name(), rayon::current_num_threads());
     println!("{:<44} {:>10}", "", "seconds");
     println!("{:<44} {:>10.3}", "filsnark: SRS points for n", load.as_secs_f64());
-    println!("{:<44} {:>10.3}", "filsnark: aggregate", agg.as_secs_f64());
+    println!("{:<44} {:>10.3}", "filsnark: aggregate (CPU pairings)", agg.as_secs_f64());
+    for (what, secs) in &gpu {
+        println!("{:<44} {:>10.3}", format!("filsnark: aggregate ({what})"), secs);
+    }
     println!("{:<44} {:>10.3}", "filecoin-proofs: first call (SRS, tables)", first.as_secs_f64());
     println!("{:<44} {:>10.3}", "filecoin-proofs: second call (cached SRS)", second.as_secs_f64());
     println!(
@@ -102,4 +114,46 @@ fn main() -> Result<()> {
     }
     println!("identical bytes: {} bytes", ours.len());
     Ok(())
+}
+
+/// The aggregate with the Miller loops on GPU 0, every product there and then only those its
+/// threshold takes: (what, seconds) of each, after checking the bytes against the CPU's. None
+/// without a GPU (or with FILSNARK_AGG_GPU=0).
+fn gpu_aggregates(
+    pk: &filsnark::snarkpack::ProverKey,
+    include: &[u8],
+    proofs: &[Proof],
+    version: Version,
+    cpu: &[u8],
+) -> Result<Vec<(String, f64)>> {
+    if std::env::var("FILSNARK_AGG_GPU").is_ok_and(|v| v == "0") {
+        return Ok(Vec::new());
+    }
+    let open = || match GpuMillerLoops::open(0) {
+        Ok(d) => Ok(Some(d)),
+        Err(e) if e.is_no_gpu() => Ok(None),
+        Err(e) => Err(anyhow::anyhow!("GPU 0: {e}")),
+    };
+    let Some(every) = open()? else {
+        eprintln!("no GPU: CPU pairings only");
+        return Ok(Vec::new());
+    };
+    let paying = open()?.expect("opened once");
+    let mut out = Vec::new();
+    for (what, d) in [("GPU pairings, every product", every.always()), ("GPU pairings, large products", paying)] {
+        let t = Instant::now();
+        let bytes = aggregate_seal_on(pk, include, proofs.to_vec(), version, Pairings::on(&d))?;
+        let secs = t.elapsed().as_secs_f64();
+        if bytes != cpu {
+            bail!("the aggregate with {what} differs from the CPU's");
+        }
+        let tm = d.times();
+        eprintln!(
+            "{what}: {secs:.3} s; {} device calls, {} pairs, lines on the CPU {:.3} s, device (upload, kernel, download) \
+             {:.3} s, summed over concurrent calls",
+            tm.calls, tm.pairs, tm.lines, tm.device
+        );
+        out.push((format!("{what}, {}", d.label()), secs));
+    }
+    Ok(out)
 }

@@ -15,10 +15,12 @@ use blstrs::Scalar;
 use rayon::prelude::*;
 
 use crate::circuit::{statement, SealPublic, Statement};
+use crate::ec::MillerLoops;
 use crate::groth16::{PreparedVerifyingKey, Proof, PROOF_BYTES};
 use crate::input::{AggInput, SectorIdentity};
 use crate::porep::load_vk;
-use crate::snarkpack::seal::{self, aggregate_seal, check_count, target_len, transcript_include, verify_seal};
+use crate::snarkpack::seal::{self, aggregate_seal_on, check_count, target_len, transcript_include, verify_seal};
+use crate::snarkpack::Pairings;
 use crate::snarkpack::SrsFile;
 use crate::srs::VerifyingKey;
 
@@ -37,6 +39,8 @@ pub struct AggregateReport {
     pub load_srs: Duration,
     pub aggregate: Duration,
     pub self_verify: Duration,
+    /// Where the large pairing products' Miller loops ran: "CPU" or the GPU's label.
+    pub pairings: String,
 }
 
 /// The sectors' statements and what both commands need.
@@ -186,10 +190,13 @@ pub fn aggregate(agg: &AggInput, params_dir: Option<&Path>) -> Result<AggregateR
     let svk = job.srs.verifier_key(padded)?;
     let load_srs = t.elapsed();
 
+    let device = crate::devices::pairing_device();
+    let on = device.as_ref().map_or(Pairings::CPU, |d| Pairings::on(d as &dyn MillerLoops));
+    let pairings = device.as_ref().map_or("CPU".to_string(), |d| d.label());
     let t = Instant::now();
     let include = job.include();
     let count = proofs.len();
-    let bytes = aggregate_seal(&pk, &include, proofs, agg.version)?;
+    let bytes = aggregate_seal_on(&pk, &include, proofs, agg.version, on)?;
     let aggregate = t.elapsed();
 
     let t = Instant::now();
@@ -206,6 +213,7 @@ pub fn aggregate(agg: &AggInput, params_dir: Option<&Path>) -> Result<AggregateR
         load_srs,
         aggregate,
         self_verify: t.elapsed(),
+        pairings,
     })
 }
 

@@ -1,10 +1,12 @@
 //! `--device` to a [`Backend`]: the CPU, the GPUs, or (`auto`) the GPUs with the CPU behind
-//! them. This sits above both backends; neither knows the other.
+//! them. This sits above both backends; neither knows the other. Also the device SnarkPack's
+//! pairing products run on ([`pairing_device`]).
 use anyhow::Result;
 use blstrs::Scalar;
 
 use crate::cpu::backend::CpuBackend;
 use crate::gpu::backend::{spent, GpuBackend};
+use crate::gpu::pairing::GpuMillerLoops;
 use crate::gpu::prover::GpuLimits;
 use crate::prover::{Backend, DeviceChoice, Proved, Witness};
 use crate::srs::ParamsFile;
@@ -84,6 +86,23 @@ pub fn select(choice: &DeviceChoice, limits: GpuLimits) -> Result<Box<dyn Backen
                 );
             }
             Ok(Box::new(GpuBackend::open(&ordinals, limits).map_err(|e| anyhow::anyhow!("--device: {e}"))?))
+        }
+    }
+}
+
+/// The device for SnarkPack's pairing products: GPU 0 when the driver has one and module
+/// "miller" loads, else None (the CPU), with a warning when a GPU is there but cannot be used.
+/// `FILSNARK_AGG_GPU=0` keeps them on the CPU.
+pub fn pairing_device() -> Option<GpuMillerLoops> {
+    if std::env::var("FILSNARK_AGG_GPU").is_ok_and(|v| v == "0") {
+        return None;
+    }
+    match GpuMillerLoops::open(0) {
+        Ok(d) => Some(d),
+        Err(e) if e.is_no_gpu() => None,
+        Err(e) => {
+            eprintln!("warning: the GPU cannot be used for the aggregation's pairings ({e}); pairing on the CPU");
+            None
         }
     }
 }

@@ -65,10 +65,11 @@ pub fn run(cmd: AggregateCmd) -> Result<()> {
     println!("srs: {}", r.srs.display());
     println!("vk: {}", r.params.display());
     println!(
-        "check inputs {:.3} s, load srs {:.3} s, aggregate {:.3} s, self-verify {:.3} s",
+        "check inputs {:.3} s, load srs {:.3} s, aggregate {:.3} s (large Miller loops: {}), self-verify {:.3} s",
         r.check_inputs.as_secs_f64(),
         r.load_srs.as_secs_f64(),
         r.aggregate.as_secs_f64(),
+        r.pairings,
         r.self_verify.as_secs_f64()
     );
     Ok(())

@@ -30,5 +30,5 @@ pub use convert::{
 };
 pub use curve::{Curve, P1Affine, P2Affine, G1, G2, P1, P2};
 pub use field::{Fp, Fp2, Fr, MontField};
-pub use pairing::{pairing_product, G2Lines, MillerProduct};
+pub use pairing::{pairing_product, G2Lines, MillerLoops, MillerProduct};
 pub use scalar::{scalar_bytes, ScalarBytes};

@@ -10,6 +10,9 @@
 //!
 //! Pairs with a point at infinity on either side contribute 1 and are left out of the loop:
 //! blst's n-pair loop takes every pair for a finite one.
+//!
+//! [`MillerLoops`] is where a layer above (a GPU) offers to run such loops for many pairs at
+//! once; its users keep the CPU loops here for the products it does not take.
 use std::borrow::Cow;
 
 use blst::{blst_fp, blst_fp12, blst_fp6};
@@ -61,6 +64,16 @@ impl MillerProduct {
         MillerProduct(out)
     }
 
+    /// An Fp12 element in blst's form, as a Miller loop value (one computed elsewhere, on a GPU).
+    pub fn from_blst(f: blst_fp12) -> Self {
+        MillerProduct(f)
+    }
+
+    /// The Fp12 element in blst's form.
+    pub fn as_blst(&self) -> &blst_fp12 {
+        &self.0
+    }
+
     /// The final exponentiation: the pairing product as an element of Gt.
     pub fn final_exp(&self) -> Gt {
         let mut out = blst_fp12::default();
@@ -72,7 +85,7 @@ impl MillerProduct {
 
 /// Lines per Miller loop in blst's table: one per doubling and per addition of the loop over
 /// |z| = 0xd201000000010000.
-const LINES: usize = 68;
+pub const LINES: usize = 68;
 
 /// blst's line table walks the bits of |z| after the leading one: each entry is the index of an
 /// addition line and the number of doubling lines after it (each doubling first squares f).
@@ -93,6 +106,22 @@ impl G2Lines {
         unsafe { blst::blst_precompute_lines(lines.as_mut_ptr(), q) };
         G2Lines(Some(lines))
     }
+
+    /// The 68 lines in loop order; None for the point at infinity.
+    pub fn lines(&self) -> Option<&[blst_fp6; LINES]> {
+        self.0.as_deref()
+    }
+}
+
+/// Miller loops run elsewhere (a GPU), many pairs at once.
+pub trait MillerLoops: Sync {
+    /// The device, for messages ("GPU 0 (NVIDIA H100)").
+    fn label(&self) -> String;
+    /// Whether `pairs` pairs over one G2 vector are worth sending there (fewer stay on the CPU).
+    fn pays(&self, pairs: usize) -> bool;
+    /// For each G1 vector p of `ps` (each as long as `q`), the Miller loop of Π_i e(p_i, q_i),
+    /// pairs with a point at infinity contributing 1: what [`MillerProduct::of_lines`] gives.
+    fn sharing_g2(&self, ps: &[&[P1Affine]], q: &[P2Affine]) -> anyhow::Result<Vec<MillerProduct>>;
 }
 
 /// A G1 point as a line evaluation takes it: (−2x, 2y), the factors blst moves out of the lines.

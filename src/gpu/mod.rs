@@ -19,6 +19,8 @@
 //! - [`ntt`]      — NTT over Fr and the H polynomial pipeline.
 //! - [`msm`]      — Pippenger MSM over G1 and G2 with the 0/1 scalar split.
 //! - [`generator_mul`] — s·G of the generators to encoded points, for `params setup`.
+//! - [`pairing`]  — Miller loops of many pairs over precomputed G2 lines (SnarkPack's pairing
+//!   products), offered to the aggregation as [`crate::ec::MillerLoops`].
 //! - [`staging`]  — large host-to-device uploads through pinned, double-buffered staging.
 //! - [`prover`], [`backend`] — one partition proof on a device; the GPUs as a prover backend.
 //!
@@ -38,6 +40,7 @@ pub mod ledger;
 pub mod memory;
 pub mod msm;
 pub mod ntt;
+pub mod pairing;
 pub mod prover;
 pub mod ptx;
 pub mod residency;

@@ -12,7 +12,7 @@
 //! point's Miller loop lines made once — v's powers pair with A and C, B with w's powers and A.
 use blstrs::{G1Affine, G2Affine, Gt, Scalar};
 
-use super::ipp::{self, Group};
+use super::ipp::{self, Group, Pairings};
 use crate::ec::MillerProduct;
 
 /// A commitment key: the α powers and the β powers.
@@ -97,11 +97,12 @@ pub fn pair_and_single(
     w: KeyRef<'_, G1Affine>,
     (a, b, c): (&[G1Affine], &[G2Affine], &[G1Affine]),
     with_z: bool,
+    on: Pairings<'_>,
 ) -> (Commitment, Commitment, Option<Gt>) {
     let b_with: Vec<&[G1Affine]> = if with_z { vec![w.a, w.b, a] } else { vec![w.a, w.b] };
     let ((va, vb), bw) = rayon::join(
-        || rayon::join(|| ipp::miller_loops_sharing_g2(&[a, c], v.a), || ipp::miller_loops_sharing_g2(&[a, c], v.b)),
-        || ipp::miller_loops_sharing_g2(&b_with, b),
+        || rayon::join(|| on.sharing_g2(&[a, c], v.a), || on.sharing_g2(&[a, c], v.b)),
+        || on.sharing_g2(&b_with, b),
     );
     let fe = |m: &MillerProduct| m.final_exp();
     let ((pair_a, pair_b), ((single_a, single_b), z)) = rayon::join(
@@ -134,10 +135,10 @@ mod tests {
         let (mut b, va, vb) = (g2(&mut r), g2(&mut r), g2(&mut r));
         b[7] = G2Affine::identity();
         let (v, w) = (KeyRef { a: &va, b: &vb }, KeyRef { a: &wa, b: &wb });
-        let (p, s, z) = pair_and_single(v, w, (&a, &b, &c), true);
+        let (p, s, z) = pair_and_single(v, w, (&a, &b, &c), true, Pairings::CPU);
         assert_eq!(p, pair(v, w, &a, &b));
         assert_eq!(s, single(v, &c));
         assert_eq!(z, Some(ipp::pairing_product(&a, &b)));
-        assert_eq!(pair_and_single(v, w, (&a, &b, &c), false).2, None);
+        assert_eq!(pair_and_single(v, w, (&a, &b, &c), false, Pairings::CPU).2, None);
     }
 }

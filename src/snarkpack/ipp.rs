@@ -10,12 +10,15 @@
 //!
 //! Points are blstrs' affine types, lent to the curve layer in place
 //! ([`crate::ec::g1_affines_as_blst`]). Pairs with a point at infinity contribute 1.
+//!
+//! [`Pairings`] says where the Miller loops of the prover's pairing products run: here, or on a
+//! device the caller offers ([`MillerLoops`], a GPU) for the products large enough to pay.
 use blstrs::{G1Affine, G2Affine, Gt, Scalar};
 use rayon::prelude::*;
 
 use crate::ec::{
     g1_affine_from_blst, g1_affines_as_blst, g2_affine_from_blst, g2_affines_as_blst, scalar_bytes, Curve, G2Lines,
-    MillerProduct, ScalarBytes, G1, G2,
+    MillerLoops, MillerProduct, P1Affine, ScalarBytes, G1, G2,
 };
 
 /// Points per task of the fold and scale loops (one batched inversion each) at most, and at
@@ -175,6 +178,46 @@ pub fn miller_loops_sharing_g2(ps: &[&[G1Affine]], q: &[G2Affine]) -> Vec<Miller
             acc
         })
         .reduce(one, times)
+}
+
+/// Where the Miller loops of pairing products run: rayon's threads ([`Pairings::CPU`]), or a
+/// device for the products of at least as many pairs as it says pay. A device that fails hands
+/// the product back to the CPU after a warning; both give the same Fp12 values' products, so the
+/// same pairings and the same aggregate bytes.
+#[derive(Clone, Copy)]
+pub struct Pairings<'a>(Option<&'a dyn MillerLoops>);
+
+impl<'a> Pairings<'a> {
+    pub const CPU: Pairings<'static> = Pairings(None);
+
+    pub fn on(device: &'a dyn MillerLoops) -> Self {
+        Pairings(Some(device))
+    }
+
+    /// The device, when it takes `pairs` pairs.
+    fn device_for(&self, pairs: usize) -> Option<&'a dyn MillerLoops> {
+        self.0.filter(|d| d.pays(pairs))
+    }
+
+    /// [`miller_loops_sharing_g2`], on the device when it pays.
+    pub fn sharing_g2(&self, ps: &[&[G1Affine]], q: &[G2Affine]) -> Vec<MillerProduct> {
+        if let Some(d) = self.device_for(ps.len() * q.len()) {
+            let raw: Vec<&[P1Affine]> = ps.iter().map(|p| G1Affine::raw(p)).collect();
+            match d.sharing_g2(&raw, G2Affine::raw(q)) {
+                Ok(v) => return v,
+                Err(e) => eprintln!("warning: {e:#}; pairing on the CPU instead"),
+            }
+        }
+        miller_loops_sharing_g2(ps, q)
+    }
+
+    /// [`miller_loop`], on the device when it pays.
+    pub fn miller_loop(&self, a: &[G1Affine], b: &[G2Affine]) -> MillerProduct {
+        if self.device_for(a.len()).is_some() {
+            return self.sharing_g2(&[a], b).remove(0);
+        }
+        miller_loop(a, b)
+    }
 }
 
 /// Π e(a_i, b_i).

@@ -22,8 +22,9 @@ pub mod srs;
 pub mod transcript;
 pub mod verify;
 
+pub use ipp::Pairings;
 pub use proof::AggregateProof;
-pub use prove::aggregate;
+pub use prove::{aggregate, aggregate_on};
 pub use srs::{ProverKey, SrsFile, VerifierKey};
 pub use verify::verify;
 

@@ -15,7 +15,7 @@ use ff::Field;
 use rayon::prelude::*;
 
 use super::commit::{self, Commitment, Key, VKey, WKey};
-use super::ipp::{self, powers};
+use super::ipp::{self, powers, Pairings};
 use super::poly;
 use super::proof::{AggregateProof, Gipa};
 use super::srs::ProverKey;
@@ -26,6 +26,17 @@ use crate::groth16::Proof;
 /// Aggregates `proofs` (a power of two, at least 2, equal to the key's size). `include` is
 /// hashed into the transcript of r.
 pub fn aggregate(pk: &ProverKey, include: &[u8], proofs: &[Proof], version: Version) -> Result<AggregateProof> {
+    aggregate_on(pk, include, proofs, version, Pairings::CPU)
+}
+
+/// [`aggregate`] with the pairing products' Miller loops where `on` says (the same bytes).
+pub fn aggregate_on(
+    pk: &ProverKey,
+    include: &[u8],
+    proofs: &[Proof],
+    version: Version,
+    on: Pairings<'_>,
+) -> Result<AggregateProof> {
     let n = proofs.len();
     if n < 2 || !n.is_power_of_two() {
         bail!("SnarkPack aggregates a power of two proofs, at least 2; given {n}");
@@ -38,18 +49,18 @@ pub fn aggregate(pk: &ProverKey, include: &[u8], proofs: &[Proof], version: Vers
     let c: Vec<G1Affine> = proofs.iter().map(|p| p.c).collect();
     let (vkey, wkey) = (pk.vkey(), pk.wkey());
 
-    let (com_ab, com_c, _) = commit::pair_and_single(vkey.as_ref(), wkey.as_ref(), (&a, &b, &c), false);
+    let (com_ab, com_c, _) = commit::pair_and_single(vkey.as_ref(), wkey.as_ref(), (&a, &b, &c), false, on);
     let hcom = Transcript::new("hcom").gt_pair(&com_ab).gt_pair(&com_c).challenge();
     let r = Transcript::new("random-r").scalar(&hcom).bytes(include).challenge();
 
     let r_vec = powers(&r, n);
     let r_inv: Vec<Scalar> = powers(&r.invert().unwrap(), n);
     let b_r = ipp::scale(&b, &r_vec);
-    let (ip_ab, agg_c) = rayon::join(|| ipp::pairing_product(&a, &b_r), || ipp::msm(&c, &r_vec));
+    let (ip_ab, agg_c) = rayon::join(|| on.miller_loop(&a, &b_r).final_exp(), || ipp::msm(&c, &r_vec));
     let wkey_r_inv = wkey.scale(&r_inv);
 
     let start = Statement { hcom, ip_ab, agg_c, r };
-    let (gipa, xs) = gipa(Vectors { a, b: b_r, c, r: r_vec, vkey, wkey: wkey_r_inv }, &start, version);
+    let (gipa, xs) = gipa(Vectors { a, b: b_r, c, r: r_vec, vkey, wkey: wkey_r_inv }, &start, version, on);
     let (vkey_opening, wkey_opening) = open_keys(pk, &gipa, &xs, &r, version);
     Ok(AggregateProof { com_ab, com_c, ip_ab, agg_c, gipa, vkey_opening, wkey_opening })
 }
@@ -143,7 +154,7 @@ pub fn kzg_point(x_last: &Scalar, extra: &Scalar, g: &Gipa, version: Version) ->
 }
 
 /// The cross values of one round, from the halves.
-fn round_values(v: &Vectors, split: usize) -> Round {
+fn round_values(v: &Vectors, split: usize, on: Pairings<'_>) -> Round {
     let (al, ar) = v.a.split_at(split);
     let (bl, br) = v.b.split_at(split);
     let (cl, cr) = v.c.split_at(split);
@@ -155,8 +166,8 @@ fn round_values(v: &Vectors, split: usize) -> Round {
     let ((left, right), zc) = rayon::join(
         || {
             rayon::join(
-                || commit::pair_and_single(vl, wr, (ar, bl, cr), true),
-                || commit::pair_and_single(vr, wl, (al, br, cl), true),
+                || commit::pair_and_single(vl, wr, (ar, bl, cr), true, on),
+                || commit::pair_and_single(vr, wl, (al, br, cl), true, on),
             )
         },
         || rayon::join(|| ipp::msm(cr, rl), || ipp::msm(cl, rr)),
@@ -186,7 +197,7 @@ fn fold_all(v: Vectors, split: usize, x: &Scalar, x_inv: &Scalar) -> Vectors {
 }
 
 /// The GIPA recursion for TIPP and MIPP at once; returns its proof part and challenges.
-fn gipa(mut v: Vectors, st: &Statement, version: Version) -> (Gipa, Challenges) {
+fn gipa(mut v: Vectors, st: &Statement, version: Version, on: Pairings<'_>) -> (Gipa, Challenges) {
     let nproofs = v.a.len() as u32;
     let mut x_inv = initial_challenge_inv(&st.hcom, &st.ip_ab, &st.agg_c, &st.r);
     let mut rounds = Vec::new();
@@ -194,7 +205,7 @@ fn gipa(mut v: Vectors, st: &Statement, version: Version) -> (Gipa, Challenges) 
     let mut i = 0;
     while v.a.len() > 1 {
         let split = v.a.len() / 2;
-        let round = round_values(&v, split);
+        let round = round_values(&v, split, on);
         x_inv = round_challenge_inv(i, &x_inv, &round, version);
         let x = x_inv.invert().unwrap();
         v = fold_all(v, split, &x, &x_inv);

@@ -12,9 +12,11 @@ use anyhow::{bail, Result};
 use blstrs::Scalar;
 use sha2::{Digest, Sha256};
 
+use super::ipp::Pairings;
 use super::proof::AggregateProof;
+use super::prove::aggregate_on;
 use super::srs::{ProverKey, SrsFile, VerifierKey};
-use super::{aggregate, verify, Version};
+use super::{verify, Version};
 use crate::groth16::Proof;
 use crate::srs::VerifyingKey;
 
@@ -66,9 +68,20 @@ pub fn pad<T: Clone>(mut v: Vec<T>, target: usize) -> Vec<T> {
 
 /// The aggregate of `proofs` (padded here) as bytes. `pk` must be for the padded count.
 pub fn aggregate_seal(pk: &ProverKey, include: &[u8], proofs: Vec<Proof>, version: Version) -> Result<Vec<u8>> {
+    aggregate_seal_on(pk, include, proofs, version, Pairings::CPU)
+}
+
+/// [`aggregate_seal`] with the pairing products' Miller loops where `on` says (the same bytes).
+pub fn aggregate_seal_on(
+    pk: &ProverKey,
+    include: &[u8],
+    proofs: Vec<Proof>,
+    version: Version,
+    on: Pairings<'_>,
+) -> Result<Vec<u8>> {
     check_count(proofs.len())?;
     let target = target_len(proofs.len());
-    aggregate(pk, include, &pad(proofs, target), version)?.to_bytes()
+    aggregate_on(pk, include, &pad(proofs, target), version, on)?.to_bytes()
 }
 
 /// Checks an aggregate's bytes against the public inputs of its proofs (unpadded, each with

@@ -165,3 +165,64 @@ fn srs_capacity_and_corruption_are_named() {
     let e = SrsFile::open(&p).err().unwrap().to_string();
     assert!(e.contains("corrupt") && e.contains("g_alpha_powers"), "{e}");
 }
+
+/// Miller loops "elsewhere", as a device offers them: groups of `per` pairs, each group's loop
+/// over precomputed lines, the groups' values multiplied (the GPU kernel's decomposition); or a
+/// device that always fails.
+struct Elsewhere {
+    per: usize,
+    fails: bool,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl crate::ec::MillerLoops for Elsewhere {
+    fn label(&self) -> String {
+        "test device".into()
+    }
+    fn pays(&self, pairs: usize) -> bool {
+        pairs >= 1
+    }
+    fn sharing_g2(
+        &self,
+        ps: &[&[crate::ec::P1Affine]],
+        q: &[crate::ec::P2Affine],
+    ) -> anyhow::Result<Vec<crate::ec::MillerProduct>> {
+        use crate::ec::{G2Lines, MillerProduct};
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if self.fails {
+            anyhow::bail!("out of memory, say");
+        }
+        let lines: Vec<G2Lines> = q.iter().map(G2Lines::of).collect();
+        let product = |p: &[crate::ec::P1Affine]| {
+            p.chunks(self.per)
+                .zip(lines.chunks(self.per))
+                .map(|(p, l)| MillerProduct::of_lines(p, l))
+                .fold(MillerProduct::one(), |f, g| f.mul(&g))
+        };
+        Ok(ps.iter().map(|p| product(p)).collect())
+    }
+}
+
+/// The aggregate's bytes do not depend on where the Miller loops run: every product handed to
+/// a device that groups the pairs, or to one that fails (the CPU takes them back), gives the
+/// CPU's bytes, V1 and V2.
+#[test]
+fn aggregates_with_the_loops_elsewhere_are_the_same_bytes() {
+    use super::ipp::Pairings;
+    use super::seal::aggregate_seal_on;
+    let mut rng = ChaCha20Rng::seed_from_u64(rand::random());
+    let f = fixture(&mut rng, 8);
+    let srs = SrsFile::open(&f.srs_path).unwrap();
+    for (count, version) in [(8, Version::V2), (5, Version::V1)] {
+        let (bp_proofs, _) = proofs(&f, count, &mut rng);
+        let mine: Vec<Proof> = bp_proofs.iter().map(ours).collect();
+        let pk = srs.prover_key(super::seal::target_len(count)).unwrap();
+        let cpu = aggregate_seal(&pk, b"include", mine.clone(), version).unwrap();
+        for (per, fails) in [(1, false), (3, false), (1, true)] {
+            let d = Elsewhere { per, fails, calls: Default::default() };
+            let got = aggregate_seal_on(&pk, b"include", mine.clone(), version, Pairings::on(&d)).unwrap();
+            assert!(got == cpu, "{count} proofs, {version:?}, groups of {per}, fails {fails}: other bytes");
+            assert!(d.calls.into_inner() > 0, "the device was never asked");
+        }
+    }
+}
