@@ -149,9 +149,9 @@ fn gpu_aggregates(
         }
         let tm = d.times();
         eprintln!(
-            "{what}: {secs:.3} s; {} device calls, {} pairs, lines on the CPU {:.3} s, device (upload, kernel, download) \
+            "{what}: {secs:.3} s; {} device calls, {} pairs, host part {:.3} s, device (uploads, kernels, download) \
              {:.3} s, summed over concurrent calls",
-            tm.calls, tm.pairs, tm.lines, tm.device
+            tm.calls, tm.pairs, tm.host, tm.device
         );
         out.push((format!("{what}, {}", d.label()), secs));
     }

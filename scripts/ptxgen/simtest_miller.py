@@ -1,5 +1,7 @@
-"""miller_loop_lines (miller.py) run whole in the block interpreter (msm_sim.KSim) against the
-big-integer reference fp12_ref.py (itself tied to blst by the fixture fp12_blst.txt):
+"""miller_lines and miller_loop_lines (miller.py) run whole in the block interpreter
+(msm_sim.KSim) against the big-integer reference fp12_ref.py (itself tied to blst by the fixture
+fp12_blst.txt). miller_lines: blst's lines 0, 1, 2 and 67 of the fixture's point, all PTX, then
+random points (two blocks, one at infinity) against the reference's 68 lines. miller_loop_lines:
 
   1. blst's own pair from the fixture, every instruction in PTX (the Fp code included): the
      kernel's output words must equal blst_miller_loop_lines' bytes;
@@ -88,6 +90,39 @@ def reference(tables, pts, per):
     return out
 
 
+def run_lines(S, qs):
+    """miller_lines on the G2 points qs ((x, y) of Fp2, or None for infinity): their tables."""
+    n = len(qs)
+    qw = [w for q in qs for w in (words(q) if q else [0] * 48)]
+    q = S.alloc(len(qw), qw)
+    lines = S.alloc(n * miller.LINES * miller.LINE_WORDS)
+    gx = -(-n // miller.BLOCK)
+    S.symbols[miller.SLOTS] = S.alloc(gx * miller.BLOCK * miller.SLOT_BYTES // 4)
+    slots = S.symbols[miller.SLOTS]
+    S.shared_windows = [(slots, slots + gx * miller.BLOCK * miller.SLOT_BYTES)]
+    S.launch("miller_lines", gx, miller.BLOCK, lines=lines, q=q, n=n)
+    tw = miller.LINES * miller.LINE_WORDS
+    return [[unwords(S.words(lines + 4 * (i * tw + k * 72), 72), 3) for k in range(miller.LINES)] for i in range(n)]
+
+
+def check_lines():
+    X = fixture()
+    q = unwords(X["q"], 3)[:2]
+    t = time.time()
+    (got,) = run_lines(sim({}), [q])
+    for k in (0, 1, 2, 67):
+        assert got[k] == unwords(X[f"line{k}"], 3), f"miller_lines (all PTX) line {k} vs blst_precompute_lines"
+    assert got == precompute_lines(q), "miller_lines (all PTX) vs the reference"
+    print(f"miller_lines vs blst ok: lines 0, 1, 2, 67 and the reference's 68, all PTX ({time.time() - t:.0f} s)")
+    qs = [mult(Fp2, G2, random.randrange(1, 1 << 64)) for _ in range(35)]
+    qs[33] = None
+    t = time.time()
+    got = run_lines(sim(toy_fp()), qs)
+    for i, q in enumerate(qs):
+        assert got[i] == (precompute_lines(q) if q else [ONE_LINE] * miller.LINES), f"miller_lines point {i}"
+    print(f"miller_lines ok: {len(qs)} points, two blocks, one at infinity ({time.time() - t:.0f} s)")
+
+
 def check_blst():
     X = fixture()
     p, q = unwords(X["p"], 2), unwords(X["q"], 3)
@@ -115,6 +150,7 @@ def check_random(n, per, nvec=2):
 
 
 random.seed(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
+check_lines()
 check_random(5, 2)
 check_random(34, 1, nvec=1)
 check_random(7, 3)

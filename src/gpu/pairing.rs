@@ -1,10 +1,12 @@
 //! Pairing products' Miller loops on the device (module "miller", ptx/kernels/miller.ptxi):
 //! SnarkPack's products Π e(p_i, q_i), several G1 vectors over one G2 vector at a time.
 //!
-//! The host computes each G2 point's 68 Miller-loop lines with blst ([`G2Lines`], the G2 half of
-//! the work, on rayon's threads) and uploads them once for all the G1 vectors paired with that
-//! G2 vector; the kernel evaluates the lines at the G1 points and runs the loop, one thread per
-//! group of `per` pairs (the group shares the squarings of f), and writes each group's Fp12.
+//! The host uploads the G2 vector and the G1 vectors paired with it (96 and 192 bytes a point);
+//! `miller_lines` computes each G2 point's 68 Miller-loop lines on the device, once for all the
+//! G1 vectors (blst's `precompute_lines`, the G2 half of the work: 19,584 bytes a point that
+//! never cross PCIe), and `miller_loop_lines` evaluates them at the G1 points and runs the loop,
+//! one thread per group of `per` pairs (the group shares the squarings of f), writing each
+//! group's Fp12.
 //! The host multiplies a vector's group values into its Miller product; one final
 //! exponentiation per product follows on the CPU. Each value is exactly the Fp12 that
 //! [`MillerProduct::of_lines`] gives for the same pairs, so the aggregate's bytes do not depend on
@@ -16,26 +18,27 @@
 //! job that takes the same lock).
 use std::time::Instant;
 
-use blst::{blst_fp12, blst_fp6};
+use blst::blst_fp12;
 use rayon::prelude::*;
 
 use super::kernels::miller::{BLOCK, LINES, LINE_WORDS};
-use super::kernels::{MillerKernels, MillerLoopLinesArgs};
-use super::layout::{fp_from_words, fp_words};
+use super::kernels::{MillerKernels, MillerLinesArgs, MillerLoopLinesArgs};
+use super::layout::{fp2_words, fp_from_words, fp_words};
 use super::{DeviceBuffer, Gpu, GpuError, Result, Stream};
 use crate::ec::pairing::LINES as BLST_LINES;
-use crate::ec::{Curve, G2Lines, MillerLoops, MillerProduct, P1Affine, P2Affine, G1};
+use crate::ec::{Curve, MillerLoops, MillerProduct, P1Affine, P2Affine, G1, G2};
 
 // The kernel walks blst's line table as it is.
 const _: () = assert!(LINES as usize == BLST_LINES && LINE_WORDS == 72);
 
-/// u32 words of one G2 point's line table, of an affine G1 point, of an Fp12.
+/// u32 words of one G2 point's line table, of an affine G1 and G2 point, of an Fp12.
 const TABLE_WORDS: usize = LINES as usize * LINE_WORDS as usize;
 const POINT_WORDS: usize = 24;
+const G2_WORDS: usize = 48;
 const FP12_WORDS: usize = 144;
 
 /// Pairs per call below which the CPU loops are used (the device's fixed costs: a thread's whole
-/// loop takes milliseconds, and the lines cross PCIe). Not yet measured on a device.
+/// loop takes milliseconds, and the points cross PCIe). Not yet measured on a device.
 pub const MIN_PAIRS: usize = 512;
 
 /// Timings of the last calls, for the benchmark (seconds, summed over calls).
@@ -43,7 +46,9 @@ pub const MIN_PAIRS: usize = 512;
 pub struct MillerTimes {
     pub calls: usize,
     pub pairs: usize,
-    pub lines: f64,
+    /// The points as the kernels read them, and the products of the groups' values.
+    pub host: f64,
+    /// Uploads, both kernels, the download.
     pub device: f64,
 }
 
@@ -88,20 +93,24 @@ impl GpuMillerLoops {
         let mut tm = self.times.lock().unwrap_or_else(|e| e.into_inner());
         tm.calls += 1;
         tm.pairs += ps.len() * q.len();
-        tm.lines += times.0;
+        tm.host += times.0;
         tm.device += times.1;
         Ok(values)
     }
 
-    /// Uploads, runs the kernel on a stream of this call's own, and returns the groups' Fp12 words.
+    /// Uploads, runs both kernels on a stream of this call's own, and returns the groups' Fp12
+    /// words.
     fn launch(&self, job: &Job) -> Result<Vec<u32>> {
-        let Job { lines, points, n, nvec, per, groups } = *job;
+        let Job { q, points, n, nvec, per, groups } = *job;
         let stream = Stream::new(&self.gpu.ctx)?;
         let u32_of = |x: usize, what: &str| {
             u32::try_from(x).map_err(|_| GpuError::Invalid(format!("{x} {what}: more than the kernel indexes")))
         };
-        let mut dev_lines = DeviceBuffer::<u32>::alloc(&stream, lines.len())?;
-        dev_lines.copy_from_host(lines)?;
+        let mut dev_q = DeviceBuffer::<u32>::alloc(&stream, q.len())?;
+        dev_q.copy_from_host(q)?;
+        let dev_lines = DeviceBuffer::<u32>::alloc(&stream, n * TABLE_WORDS)?;
+        let lines = MillerLinesArgs { lines: dev_lines.view(), q: dev_q.view(), n: u32_of(n, "G2 points")? };
+        self.kernels.lines().launch(&stream, &lines)?;
         let mut dev_points = DeviceBuffer::<u32>::alloc(&stream, points.len())?;
         dev_points.copy_from_host(points)?;
         let out = DeviceBuffer::<u32>::alloc(&stream, nvec * groups * FP12_WORDS)?;
@@ -133,10 +142,10 @@ impl MillerLoops for GpuMillerLoops {
     }
 }
 
-/// One launch's inputs: `nvec` vectors of `n` points over `n` line tables, groups of `per` pairs
+/// One call's inputs: `nvec` vectors of `n` G1 points over `n` G2 points, groups of `per` pairs
 /// (`groups` per vector).
 struct Job<'a> {
-    lines: &'a [u32],
+    q: &'a [u32],
     points: &'a [u32],
     n: usize,
     nvec: usize,
@@ -144,9 +153,9 @@ struct Job<'a> {
     groups: usize,
 }
 
-/// The host's part of a call: the line tables and points as words, one `run` of the kernel on
-/// them, the groups' values multiplied per vector. `per_group(n, nvec)` sizes the groups. Also
-/// returns the seconds spent on the lines and in `run`.
+/// The host's part of a call: the points as words, one `run` of the kernels on them, the groups'
+/// values multiplied per vector. `per_group(n, nvec)` sizes the groups. Also returns the seconds
+/// spent on the host's part and in `run`.
 fn products(
     ps: &[&[P1Affine]],
     q: &[P2Affine],
@@ -161,42 +170,33 @@ fn products(
         return Ok((vec![MillerProduct::one(); nvec], (0.0, 0.0)));
     }
     let t = Instant::now();
-    let (lines, points) = rayon::join(|| line_tables(q), || point_words(ps));
-    let lines_s = t.elapsed().as_secs_f64();
+    let (qw, points) = rayon::join(|| g2_words(q), || point_words(ps));
+    let mut host_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let per = per_group(n, nvec);
     let groups = n.div_ceil(per);
-    let values = run(&Job { lines: &lines, points: &points, n, nvec, per, groups })?;
+    let values = run(&Job { q: &qw, points: &points, n, nvec, per, groups })?;
     let run_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
     let products = values
         .par_chunks(groups * FP12_WORDS)
         .map(|v| v.chunks(FP12_WORDS).map(fp12_from_words).fold(MillerProduct::one(), |f, g| f.mul(&g)))
         .collect();
-    Ok((products, (lines_s, run_s)))
+    host_s += t.elapsed().as_secs_f64();
+    Ok((products, (host_s, run_s)))
 }
 
-/// The line tables of the G2 points, as the kernel reads them; a point at infinity gets 68
-/// lines (1, 0, 0), which multiply f by 1.
-fn line_tables(q: &[P2Affine]) -> Vec<u32> {
-    let mut w = vec![0u32; q.len() * TABLE_WORDS];
-    w.par_chunks_mut(TABLE_WORDS).zip(q.par_iter()).for_each(|(out, q)| match G2Lines::of(q).lines() {
-        Some(lines) => lines.iter().zip(out.chunks_mut(LINE_WORDS as usize)).for_each(|(l, o)| line_words(l, o)),
-        None => out.chunks_mut(LINE_WORDS as usize).for_each(|o| line_words(&identity_line(), o)),
+/// The G2 points (x, y) as blst holds them; infinity is (0, 0), which `miller_lines` gives 68
+/// lines (1, 0, 0) that multiply f by 1.
+fn g2_words(q: &[P2Affine]) -> Vec<u32> {
+    let mut w = vec![0u32; q.len() * G2_WORDS];
+    w.par_chunks_mut(G2_WORDS).zip(q.par_iter()).for_each(|(o, q)| {
+        if !G2::affine_is_inf(q) {
+            o[..24].copy_from_slice(&fp2_words(&q.x));
+            o[24..].copy_from_slice(&fp2_words(&q.y));
+        }
     });
     w
-}
-
-/// The line (1, 0, 0): the sparse Fp12 element 1.
-fn identity_line() -> blst_fp6 {
-    let mut l = blst_fp6::default();
-    l.fp2[0] = *MillerProduct::one().as_blst().fp6[0].fp2.first().expect("three Fp2");
-    l
-}
-
-fn line_words(l: &blst_fp6, out: &mut [u32]) {
-    for (fp, o) in l.fp2.iter().flat_map(|c| c.fp.iter()).zip(out.chunks_mut(12)) {
-        o.copy_from_slice(&fp_words(fp));
-    }
 }
 
 /// The G1 vectors one after the other, each point (x, y) as blst holds it; infinity is (0, 0).
@@ -226,8 +226,37 @@ mod tests {
     use super::*;
     use crate::ec::pairing::line_at;
     use crate::ec::sample::random_progression;
-    use crate::ec::G2;
+    use crate::ec::G2Lines;
+    use crate::gpu::layout::fp2_from_words;
+    use blst::blst_fp6;
     use rand::SeedableRng;
+
+    /// The line (1, 0, 0): the sparse Fp12 element 1.
+    fn identity_line() -> blst_fp6 {
+        let mut l = blst_fp6::default();
+        l.fp2[0] = MillerProduct::one().as_blst().fp6[0].fp2[0];
+        l
+    }
+
+    fn line_words(l: &blst_fp6, out: &mut [u32]) {
+        for (fp, o) in l.fp2.iter().flat_map(|c| c.fp.iter()).zip(out.chunks_mut(12)) {
+            o.copy_from_slice(&fp_words(fp));
+        }
+    }
+
+    /// What miller_lines computes, with blst from the same words (the kernel is checked against
+    /// blst's lines in scripts/ptxgen/simtest_miller.py): each point's 68 lines, or 68 lines
+    /// (1, 0, 0) for (0, 0).
+    fn lines_model(q: &[u32]) -> Vec<u32> {
+        let mut w = vec![0u32; q.len() / G2_WORDS * TABLE_WORDS];
+        w.par_chunks_mut(TABLE_WORDS).zip(q.par_chunks(G2_WORDS)).for_each(|(out, qw)| {
+            let q = P2Affine { x: fp2_from_words(&qw[..24]), y: fp2_from_words(&qw[24..]) };
+            let lines = G2Lines::of(&q);
+            let table = lines.lines().copied().unwrap_or([identity_line(); LINES as usize]);
+            table.iter().zip(out.chunks_mut(LINE_WORDS as usize)).for_each(|(l, o)| line_words(l, o));
+        });
+        w
+    }
 
     fn fp12_words(f: &blst_fp12) -> Vec<u32> {
         f.fp6.iter().flat_map(|c| c.fp2.iter()).flat_map(|c| c.fp.iter()).flat_map(fp_words).collect()
@@ -241,11 +270,12 @@ mod tests {
         l
     }
 
-    /// What the kernel computes, on the CPU with blst and from the same words (the loop
-    /// scripts/ptxgen/simtest_miller.py checks the PTX of): f = 1; per line a squaring unless
-    /// it is line 0 or an addition line, then f times the line of each pair of the group whose
-    /// G1 point is not (0, 0), evaluated at it; conjugated.
+    /// What the kernels compute, on the CPU with blst and from the same words (the loop
+    /// scripts/ptxgen/simtest_miller.py checks the PTX of): the lines, then per group f = 1;
+    /// per line a squaring unless it is line 0 or an addition line, then f times the line of
+    /// each pair of the group whose G1 point is not (0, 0), evaluated at it; conjugated.
     fn kernel_model(job: &Job) -> Result<Vec<u32>> {
+        let lines = lines_model(job.q);
         let mut out = vec![0u32; job.nvec * job.groups * FP12_WORDS];
         out.par_chunks_mut(FP12_WORDS).enumerate().for_each(|(og, o)| {
             let (v, g) = (og / job.groups, og % job.groups);
@@ -261,7 +291,7 @@ mod tests {
                         continue;
                     }
                     let p = P1Affine { x: fp_from_words(&pw[..12]), y: fp_from_words(&pw[12..]) };
-                    let line = line_from_words(&job.lines[i * TABLE_WORDS + k * LINE_WORDS as usize..][..72]);
+                    let line = line_from_words(&lines[i * TABLE_WORDS + k * LINE_WORDS as usize..][..72]);
                     // SAFETY: blst reads f and the sparse line and writes f through valid references.
                     unsafe { blst::blst_fp12_mul_by_xy00z0(&mut f, &f, &line_at(&line, &p)) };
                 }

@@ -27,7 +27,7 @@ pub mod miller {
     pub const LINES: u32 = 68;
     /// u32 words per line: 3 Fp2 (blst_fp6 layout).
     pub const LINE_WORDS: u32 = 72;
-    /// Threads per block of miller_loop_lines (one shared slot each).
+    /// Threads per block of both kernels (one shared slot each).
     pub const BLOCK: u32 = 32;
 }
 
@@ -2188,6 +2188,69 @@ impl GatherBits {
     }
 }
 
+/// The arguments of miller_lines, in the order of the `.entry`'s parameters.
+pub struct MillerLinesArgs<'a> {
+    /// The 68 lines of each point i < n (blst_fp6 layout each), as miller_loop_lines reads them.
+    /// (writes n * 4896 elements)
+    pub lines: DeviceSlice<'a, u32>,
+    /// The affine G2 points i < n (blst_p2_affine layout); (0, 0) is infinity.
+    /// (reads n * 48 elements)
+    pub q: DeviceSlice<'a, u32>,
+    pub n: u32,
+}
+
+/// Launcher of miller_lines.
+/// ```text
+/// miller_lines(lines, q, n): lines[i] = the 68 Miller loop lines of the affine G2 point q[i], i <
+/// n
+/// (blst_precompute_lines; 68 lines (1, 0, 0) for q[i] = (0, 0), infinity).
+/// Blocks of 32 threads (one 1536-byte shared slot each), one thread per point.
+/// ```
+pub struct MillerLines {
+    kernel: Kernel,
+}
+
+impl MillerLines {
+    /// The `.entry` parameters, in order (the PTX check compares them with the module).
+    pub const PARAMS: &'static [Param] = &[
+        Param { name: "lines", width: Width::U64 },
+        Param { name: "q", width: Width::U64 },
+        Param { name: "n", width: Width::U32 },
+    ];
+
+    /// The kernel, for attribute queries (registers, occupancy).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// Checks the arguments against MillerLines's contract, then launches on `stream` (the kernel
+    /// fixes its geometry).
+    pub fn launch(&self, stream: &Arc<Stream>, a: &MillerLinesArgs<'_>) -> Result<()> {
+        let name = self.kernel.name();
+        let n = u128::from(a.n);
+        let grid_x = div_ceil(n, 32);
+        let grid_y = 1;
+        let block = 32;
+        let shared = 0;
+        rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
+        need(name, "lines", &a.lines, mul(n, 4896), 16)?;
+        need(name, "q", &a.q, mul(n, 48), 16)?;
+        let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
+        let args = [
+            a.lines.arg(stream),
+            a.q.arg(stream),
+            Arg::U32(a.n),
+        ];
+        check_widths(name, &args, Self::PARAMS)?;
+        // SAFETY: the kernel touches lines[..n * 4896], q[..n * 48], no more (its contract); every
+        // length, the alignment and the launch rules were checked above. Each slice borrows a live
+        // device buffer that is freed in stream order after the streams that used it (`arg` records
+        // this one), and `args` holds one u64 per buffer and one u32 per scalar in the order of the
+        // .entry's parameters (check_widths).
+        unsafe { self.kernel.launch(stream, geometry, &args) }
+    }
+}
+
 /// The arguments of miller_loop_lines, in the order of the `.entry`'s parameters.
 pub struct MillerLoopLinesArgs<'a> {
     /// One Fp12 per group (blst_fp12 layout), vector by vector; also the loop's accumulator.
@@ -3340,6 +3403,7 @@ impl EvaluateKernels {
 
 /// The kernels of PTX module `miller`, loaded (JIT-compiled) together.
 pub struct MillerKernels {
+    lines: MillerLines,
     loop_lines: MillerLoopLines,
     module: Module,
 }
@@ -3349,9 +3413,14 @@ impl MillerKernels {
     pub fn load(gpu: &Gpu) -> Result<MillerKernels> {
         let module = gpu.load("miller")?;
         Ok(MillerKernels {
+            lines: MillerLines { kernel: Kernel::get(&module, "miller_lines")?, },
             loop_lines: MillerLoopLines { kernel: Kernel::get(&module, "miller_loop_lines")?, },
             module,
         })
+    }
+
+    pub fn lines(&self) -> &MillerLines {
+        &self.lines
     }
 
     pub fn loop_lines(&self) -> &MillerLoopLines {
@@ -3464,5 +3533,6 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo { module: "evaluate", name: "gather_g1", params: Gather::PARAMS },
     KernelInfo { module: "evaluate", name: "gather_g2", params: Gather::PARAMS },
     KernelInfo { module: "evaluate", name: "gather_bits", params: GatherBits::PARAMS },
+    KernelInfo { module: "miller", name: "miller_lines", params: MillerLines::PARAMS },
     KernelInfo { module: "miller", name: "miller_loop_lines", params: MillerLoopLines::PARAMS },
 ];
