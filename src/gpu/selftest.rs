@@ -1,6 +1,6 @@
-//! GPU self-test: every field and curve kernel against blstrs/blst on fresh random
-//! inputs (plus edge cases at the front of each array: 0, 1, 2, p-1, p-2;
-//! infinity, P+P, P+(-P)), outputs poisoned before each launch.
+//! GPU self-test: every field and curve kernel, and the pairing's Miller loops, against
+//! blstrs/blst on fresh random inputs (plus edge cases at the front of each array: 0, 1, 2,
+//! p-1, p-2; infinity, P+P, P+(-P)), outputs poisoned before each launch.
 //!
 //! `run(n)` checks n elements per operation (use n >= 1<<20 for the record).
 use super::kernels::{
@@ -93,6 +93,8 @@ pub fn run_seeded(n: usize, seed: u64) -> Result<Report> {
     let sm = SrsKernels::load(&gpu)?;
     srs_check::<G1>(&gpu, &sm, n, seed, &mut checks)?;
     srs_check::<G2>(&gpu, &sm, n, seed, &mut checks)?;
+    drop(sm);
+    miller_checks(n, seed, &mut checks)?;
     Ok(Report { device, seed, n, checks, seconds: t0.elapsed().as_secs_f64() })
 }
 
@@ -400,6 +402,37 @@ fn fp12_checks(gpu: &Gpu, m: &SelftestKernels, n: usize, seed: u64, out: &mut Ve
         unsafe { blst::blst_fp12_mul_by_xy00z0(&mut r, &a[i], &line_at(line(i), &p[i])) };
         fp12_words(&r)
     }));
+    Ok(())
+}
+
+/// Pairing products' Miller loops (module miller: the lines on the device, then the loops)
+/// against blst's loops over the same pairs, Fp12 for Fp12: two G1 vectors over one G2 vector of
+/// 1, 3, 33 and min(n, 2^13) points, with points at infinity on both sides. The time is the
+/// whole call's (host part, copies and both kernels).
+fn miller_checks(n: usize, seed: u64, out: &mut Vec<Check>) -> Result<()> {
+    use crate::ec::{G2Lines, MillerProduct};
+    let d = super::pairing::GpuMillerLoops::open(0)?.always();
+    let m = n.min(1 << 13);
+    let mut q = affine::<G2>(&random_points::<G2>(m, seed, 70));
+    let mut p: Vec<Vec<ec::P1Affine>> = (0..2).map(|v| affine::<G1>(&random_points::<G1>(m, seed, 71 + v))).collect();
+    q[m / 2] = ec::P2Affine::default();
+    p[0][m / 3] = ec::P1Affine::default();
+    for len in [1, 3, 33, m] {
+        let (ps, qs) = ([&p[0][..len], &p[1][..len]], &q[..len]);
+        let t = Instant::now();
+        let got = d.miller_loops(&ps, qs)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let lines: Vec<G2Lines> = qs.par_iter().map(G2Lines::of).collect();
+        let want = ps.map(|p| {
+            p.par_chunks(64)
+                .zip(lines.par_chunks(64))
+                .map(|(p, l)| MillerProduct::of_lines(p, l))
+                .reduce(MillerProduct::one, |a, b| a.mul(&b))
+        });
+        let bad: Vec<usize> = (0..2).filter(|&v| got[v] != want[v]).collect();
+        let name = format!("miller_loops 2x{len}");
+        out.push(Check { name, n: 2 * len, mismatches: bad.len(), first_bad: bad.first().copied(), gpu_ms: ms });
+    }
     Ok(())
 }
 
