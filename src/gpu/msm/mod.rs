@@ -88,10 +88,6 @@ impl Msm {
         })
     }
 
-    pub fn tuning(&self) -> &MsmTuning {
-        &self.tuning
-    }
-
     /// Frees the device buffers kept from the last MSM (they are otherwise reused by the next one).
     pub fn release_memory(&self) {
         self.cache.clear();

@@ -28,14 +28,6 @@ pub struct MsmTuning {
     pub stage_mib: u32,
     /// Print each MSM's phase times (CUDA events) to stderr (`FILSNARK_MSM_PHASES` set).
     pub phases: bool,
-    /// Enqueue a streamed MSM's next chunk upload right after this chunk's conversion, before
-    /// the host waits for its sort (`FILSNARK_MSM_EARLY_UPLOAD` set), instead of once its
-    /// accumulations are enqueued. Opt-in until measured on a GPU (docs/tuning.md).
-    pub early_upload: bool,
-    /// Split queries streamed through staging gather only their ones' points on the host and
-    /// move those (`FILSNARK_MSM_GATHER_ONES` set), instead of every point of the query. Opt-in
-    /// until measured on a GPU (docs/tuning.md).
-    pub gather_ones: bool,
 }
 
 impl Default for MsmTuning {
@@ -48,8 +40,6 @@ impl Default for MsmTuning {
             slim_blocks_per_sm: 1,
             stage_mib: 256,
             phases: false,
-            early_upload: false,
-            gather_ones: false,
         }
     }
 }
@@ -80,8 +70,6 @@ impl MsmTuning {
             slim_blocks_per_sm: number("FILSNARK_MSM_SLIM_BLOCKS", 1, 64)?.unwrap_or(d.slim_blocks_per_sm),
             stage_mib: number("FILSNARK_MSM_STAGE_MIB", 16, 2048)?.unwrap_or(d.stage_mib),
             phases: var("FILSNARK_MSM_PHASES").is_some(),
-            early_upload: var("FILSNARK_MSM_EARLY_UPLOAD").is_some(),
-            gather_ones: var("FILSNARK_MSM_GATHER_ONES").is_some(),
         })
     }
 
@@ -104,12 +92,10 @@ mod tests {
             "FILSNARK_MSM_THREADS_PER_SM" => Some(" 1024 ".to_string()),
             "FILSNARK_MSM_PHASES" => Some(String::new()),
             "FILSNARK_MSM_STAGE_MIB" => Some("512".to_string()),
-            "FILSNARK_MSM_GATHER_ONES" => Some("1".to_string()),
             _ => None,
         };
         let t = MsmTuning::from_vars(set).unwrap();
         assert_eq!((t.window, t.threads_per_sm, t.phases, t.groups), (Some(21), 1024, true, None));
-        assert_eq!((t.gather_ones, t.early_upload), (true, false));
         assert_eq!(t.stage_bytes(), 512 << 20);
         let bad = |name: &str| (name == "FILSNARK_MSM_SLIM_BLOCKS").then(|| "0".to_string());
         let e = MsmTuning::from_vars(bad).unwrap_err();
