@@ -18,10 +18,9 @@
 //! straight into their stretch of the partition's vectors, side by side ([`record_items`]). A
 //! 2KiB partition (1,705,044 constraints): a prefix of about 320,000 constraints, most of them
 //! the 7 SHA-256 hashes of its 8-leaf apex tree (rows of 4, 2, 1), then 10 challenges of about
-//! 138,000 each. Each window copies the values recorded before
-//! it, so the windows are few (about one per core) and, past 64 MiB of copies, the items run in
-//! one go, as in the crate (at 8MiB and up the 128-leaf apex tree's upper rows and the
-//! challenges).
+//! 138,000 each. The windows read the values recorded before
+//! them where they lie (shared, never copied), so a large prefix (at 8MiB and up, the 128-leaf
+//! apex tree and every challenge's bits) costs the windows nothing; they are about one per core.
 use std::sync::{Mutex, OnceLock};
 
 use anyhow::{anyhow, Result};
@@ -57,10 +56,6 @@ pub struct Prefix {
     generated_bits: Vec<Vec<AllocatedBit>>,
 }
 
-/// The most bytes of prefix values all windows together copy (each window keeps its own copy
-/// of the prefix's aux values to evaluate its constraints).
-const PREFIX_COPY_BUDGET: usize = 64 << 20;
-
 /// Records `circuit` into `cs` as the crate's `synthesize` would, its apex tree's rows and its
 /// challenges in up to `windows` groups side by side. `per`: the span of one challenge if known
 /// (else the first group is recorded in place to learn it), computed beside the prefix.
@@ -92,8 +87,7 @@ trait Items: Sync {
     fn record<CS: ConstraintSystem<Fr>>(&self, cs: &mut CS, i: usize) -> Result<Self::Out, SynthesisError>;
 }
 
-/// Records `items` into `cs` in order, in up to `windows` equal groups side by side (windows
-/// copy what was recorded before them, so fewer where that is large); `per`: one item's span,
+/// Records `items` into `cs` in order, in up to `windows` equal groups side by side; `per`: one item's span,
 /// else learned from the first group, recorded in place. Returns the items' outputs in order.
 fn record_items<W: Windowed, I: Items>(
     cs: &mut W,
@@ -105,8 +99,7 @@ fn record_items<W: Windowed, I: Items>(
     let before = cs.span();
     // A counted span has no non-zeros: it fits only a recorder that keeps none (the witness).
     let per = per.filter(|_| before.nnz == [0; 3]);
-    let affordable = (PREFIX_COPY_BUDGET / (before.aux.max(1) * std::mem::size_of::<Fr>())).max(1);
-    let groups = group_count(n, windows.min(affordable));
+    let groups = group_count(n, windows);
     let size = n / groups;
     let failed = |i: usize, e: SynthesisError| anyhow!("{} {i} failed: {e}", I::NAME);
     let mut out = Vec::with_capacity(n);

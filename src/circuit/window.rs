@@ -104,6 +104,29 @@ pub fn split_spare<T>(v: &mut Vec<T>, per: usize, n: usize) -> Vec<Filling<'_, T
     spare.chunks_mut(per).map(|slots| Filling { slots, len: 0 }).collect()
 }
 
+/// As [`split_spare`], and the first `keep` values of `v` (those before the windows, which they
+/// read but never write) shared by every window instead of copied into each.
+pub fn split_spare_after<T>(v: &mut Vec<T>, keep: usize, per: usize, n: usize) -> (&[T], Vec<Filling<'_, T>>) {
+    assert!(keep <= v.len());
+    v.reserve_exact(per * n);
+    let len = v.len();
+    let ptr = v.as_mut_ptr();
+    // SAFETY: both slices come from one raw pointer of the exclusively borrowed vector (as_mut_ptr
+    // materialises no reference), [0, keep) lies within its initialised values and
+    // [len, len + per·n) within its spare capacity (reserved above), so they are disjoint; the
+    // vector cannot reallocate or change while the returned borrows live.
+    let (init, spare) = unsafe {
+        (
+            std::slice::from_raw_parts(ptr, keep),
+            std::slice::from_raw_parts_mut(ptr.add(len).cast::<MaybeUninit<T>>(), per * n),
+        )
+    };
+    if per == 0 {
+        return (init, (0..n).map(|_| Filling { slots: &mut [], len: 0 }).collect());
+    }
+    (init, spare.chunks_mut(per).map(|slots| Filling { slots, len: 0 }).collect())
+}
+
 /// Extends `v` over `added` values of its spare capacity.
 ///
 /// # Safety

@@ -8,15 +8,16 @@ use bellperson::{ConstraintSystem, Index, LinearCombination, SynthesisError, Var
 use blstrs::Scalar;
 use ff::Field;
 
-use super::window::{commit, split_spare, Filling, Span, Windowed};
+use super::window::{commit, split_spare, split_spare_after, Filling, Span, Windowed};
 use super::witness::{term, WitnessCs};
 use super::Density;
 
 /// One challenge's recording.
 pub struct WitnessWindow<'w> {
     index: usize,
-    prefix_inputs: Vec<Scalar>,
-    prefix_aux: Vec<Scalar>,
+    /// The values recorded before the windows, shared by all of them.
+    prefix_inputs: &'w [Scalar],
+    prefix_aux: &'w [Scalar],
     /// Where the window's variables and constraints begin, and what it has recorded.
     start: Span,
     own: Span,
@@ -64,8 +65,8 @@ impl Windowed for WitnessCs {
     fn open(&mut self, prefix: Span, per: Span, n: usize) -> Vec<WitnessWindow<'_>> {
         let base = self.span();
         let s = &mut self.0;
-        let (prefix_inputs, prefix_aux) = (s.inputs[..prefix.inputs].to_vec(), s.aux[..prefix.aux].to_vec());
-        let aux = split_spare(&mut s.aux, per.aux, n);
+        let prefix_inputs = &s.inputs[..prefix.inputs];
+        let (prefix_aux, aux) = split_spare_after(&mut s.aux, prefix.aux, per.aux, n);
         let a = split_spare(&mut s.a, per.constraints, n);
         let b = split_spare(&mut s.b, per.constraints, n);
         let c = split_spare(&mut s.c, per.constraints, n);
@@ -76,8 +77,8 @@ impl Windowed for WitnessCs {
                 let start = Span::window_start(base, per, index);
                 WitnessWindow {
                     index,
-                    prefix_inputs: prefix_inputs.clone(),
-                    prefix_aux: prefix_aux.clone(),
+                    prefix_inputs,
+                    prefix_aux,
                     start,
                     own: Span::default(),
                     per,
