@@ -198,13 +198,14 @@ class MaxBlock(Fn):
         return super().ptx().replace(")\n{", f")\n.maxntid {BLOCK}, 1, 1\n{{", 1)
 
 
-def slot(f):
-    """Generic address of this thread's shared slot."""
+def slot(f, slots=SLOTS, slot_bytes=SLOT_BYTES):
+    """Generic address of this thread's shared slot in the array `slots` of `slot_bytes` a thread
+    (the self-tests' by default; module miller has its own)."""
     base, off, tid, a = f.t("a"), f.t("a"), f.t(), f.t("a")
-    f.op("mov.u64", base, SLOTS)
+    f.op("mov.u64", base, slots)
     f.op("cvta.shared.u64", base, base)
     f.op("mov.u32", tid, "%tid.x")
-    f.op("mul.wide.u32", off, tid, SLOT_BYTES)
+    f.op("mul.wide.u32", off, tid, slot_bytes)
     f.op("add.s64", a, base, off)
     return a
 

@@ -41,10 +41,9 @@ Every Fp2 value lives in the thread's shared slot (named places, loaded around e
 operation), the lines go straight to the table; Q = (0, 0), infinity, gets 68 lines (1, 0, 0).
 Cost per point: 62 doublings of 10 Fp2 products and squarings, 5 additions of 14.
 """
-from ir import Fn
 from iface import Kernel, div_ceil, eq
 from ec import FPO, FP2O, ONE_FP
-from fp12 import FP2_B, SCRATCH_BYTES, call, ptr
+from fp12 import BLOCK, FP2_B, SCRATCH_BYTES, MaxBlock, call, ptr, slot as fp12_slot
 from msm_emit import params, elem, ldv, stv, setp, bra
 from rust import export
 
@@ -56,7 +55,6 @@ POINT_WORDS = 24
 ADDITIONS = (1, 4, 8, 18, 51)
 NO_SQUARE = sum(1 << k for k in (0,) + ADDITIONS)  # lines that do not follow a squaring of f
 ADD_LINES = sum(1 << k for k in ADDITIONS)  # lines of an addition step of T
-BLOCK = 32  # threads per block: one shared slot each
 SLOT_BYTES = SCRATCH_BYTES + LINE_B + 4 * POINT_WORDS  # scratch, evaluated line, (-2x, 2y)
 SLOTS = "miller_slots"
 export("miller", "LINES", LINES, "Precomputed lines per G2 point (blst_precompute_lines).")
@@ -88,22 +86,9 @@ Blocks of {BLOCK} threads (one {SLOT_BYTES}-byte shared slot each), one thread p
     return k
 
 
-class MaxBlock(Fn):
-    """A kernel of at most BLOCK threads per block (.maxntid): the shared slots bound it."""
-
-    def ptx(self):
-        return super().ptx().replace(")\n{", f")\n.maxntid {BLOCK}, 1, 1\n{{", 1)
-
-
 def slot(f):
     """Generic address of this thread's shared slot."""
-    base, off, tid, a = f.t("a"), f.t("a"), f.t(), f.t("a")
-    f.op("mov.u64", base, SLOTS)
-    f.op("cvta.shared.u64", base, base)
-    f.op("mov.u32", tid, "%tid.x")
-    f.op("mul.wide.u32", off, tid, SLOT_BYTES)
-    f.op("add.s64", a, base, off)
-    return a
+    return fp12_slot(f, SLOTS, SLOT_BYTES)
 
 
 def set_one(f, out):
