@@ -38,7 +38,9 @@ const G2_WORDS: usize = 48;
 const FP12_WORDS: usize = 144;
 
 /// Pairs per call below which the CPU loops are used (the device's fixed costs: a thread's whole
-/// loop takes milliseconds, and the points cross PCIe). Not yet measured on a device.
+/// loop takes milliseconds, and the points cross PCIe). On an H100 host, 819 proofs aggregated in
+/// 0.262 s with this threshold against 0.331 s with every product on the device (0.389 s on 16
+/// cores); other thresholds are not yet measured.
 pub const MIN_PAIRS: usize = 512;
 
 /// Timings of the last calls, for the benchmark (seconds, summed over calls).
