@@ -24,6 +24,8 @@ pub struct JobOptions {
     pub concurrency: Option<usize>,
     /// Host memory budget in bytes; None: 90% of MemAvailable.
     pub mem_budget: Option<u64>,
+    /// How partitions get their witness (native where the circuit has one, or the gadgets).
+    pub witness: pp::WitnessMode,
 }
 
 /// Default `-c`: half the cores (at least 1). Synthesis runs one thread per partition; the

@@ -56,6 +56,7 @@ pub fn prove_with_events(
         seed: opts.seed,
         concurrency: opts.concurrency,
         mem_budget: opts.mem_budget,
+        witness: opts.witness,
     };
     crate::job::prove_input(input, &job, backend, start, events)
 }

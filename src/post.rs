@@ -9,11 +9,12 @@ use anyhow::{anyhow, Result};
 use crate::circuit::post::{circuits_from_post, post_statement};
 use crate::circuit::post_windows::post_stem;
 use crate::circuit::{CircuitKind, ProofCircuits, ProofKind};
+use crate::constraints::ConstraintCache;
 use crate::input::post::command_name;
 use crate::input::vanilla::check_post_elements;
 use crate::input::{PostInput, PostPublic};
 use crate::job::{load_and_prove, verify_proof, JobOptions, ProveReport};
-use crate::pipeline::proofs::{Events, Input, InputLabel, NoEvents, ParamsCache};
+use crate::pipeline::proofs::{Events, Input, InputLabel, NoEvents, ParamsCache, WitnessMode};
 use crate::prover::Backend;
 use crate::srs::{locate, ParamsFile, SectionKind, Shape};
 use filecoin_proofs_api::PoStType;
@@ -37,7 +38,14 @@ pub fn check(input: &PostInput) -> Result<Box<dyn ProofCircuits>> {
 /// A post.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
 /// The parameters are opened (the prepared verifying key, their sampled point check) beside
 /// the checks; an input error still comes first.
-pub fn load(input: &PostInput, params_dir: Option<&Path>, cache: &mut ParamsCache) -> Result<Input> {
+/// With [`WitnessMode::Native`] the partitions get the native witness and the compiled
+/// constraints of the circuit (compiled once per machine and cached).
+pub fn load(
+    input: &PostInput,
+    params_dir: Option<&Path>,
+    cache: &mut ParamsCache,
+    witness: WitnessMode,
+) -> Result<Input> {
     let open = || {
         let stem = post_stem(input.public.registered)?;
         let (srs, _) = locate::find(params_dir, &stem, "params").and_then(|path| cache.get(&path))?;
@@ -54,7 +62,11 @@ pub fn load(input: &PostInput, params_dir: Option<&Path>, cache: &mut ParamsCach
         sector_num: None,
         sectors: p.sectors.len(),
     };
-    Input::new(input.path.display().to_string(), label, circuits, params_dir, cache)
+    let mut input = Input::new(input.path.display().to_string(), label, circuits, params_dir, cache)?;
+    if witness == WitnessMode::Native {
+        input.compiled = Some(ConstraintCache::global().post(p.registered)?);
+    }
+    Ok(input)
 }
 
 /// Runs the parameters' sampled point check now, beside the vanilla checks, rather than at the
@@ -92,7 +104,7 @@ pub fn prove_with_events(
     events: &dyn Events,
 ) -> Result<ProveReport> {
     let dir = opts.params_dir.as_deref();
-    load_and_prove(&input.path, |cache| load(input, dir, cache), opts, backend, events)
+    load_and_prove(&input.path, |cache| load(input, dir, cache, opts.witness), opts, backend, events)
 }
 
 /// Verifies a PoSt proof (partition proofs concatenated) for the sectors and randomness of a

@@ -10,7 +10,7 @@ use crate::circuit::{CircuitKind, ProofCircuits, ProofKind};
 use crate::input::vanilla::check_snap_elements;
 use crate::input::{SnapInput, SnapPublic};
 use crate::job::{load_and_prove, verify_proof, JobOptions, ProveReport};
-use crate::pipeline::proofs::{Events, Input, InputLabel, NoEvents, ParamsCache};
+use crate::pipeline::proofs::{Events, Input, InputLabel, NoEvents, ParamsCache, WitnessMode};
 use crate::prover::Backend;
 
 /// The check of a snap.json that needs no parameters (every vanilla proof decoded and
@@ -22,7 +22,13 @@ pub fn check(input: &SnapInput) -> Result<Box<dyn ProofCircuits>> {
 }
 
 /// A snap.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
-pub fn load(input: &SnapInput, params_dir: Option<&Path>, cache: &mut ParamsCache) -> Result<Input> {
+/// SnapDeals has no native witness yet, so `_witness` changes nothing: the gadgets make it.
+pub fn load(
+    input: &SnapInput,
+    params_dir: Option<&Path>,
+    cache: &mut ParamsCache,
+    _witness: WitnessMode,
+) -> Result<Input> {
     let circuits = check(input)?;
     let label = InputLabel {
         circuit: CircuitKind::new(ProofKind::Snap, input.size),
@@ -46,7 +52,7 @@ pub fn prove_with_events(
     events: &dyn Events,
 ) -> Result<ProveReport> {
     let dir = opts.params_dir.as_deref();
-    load_and_prove(&input.path, |cache| load(input, dir, cache), opts, backend, events)
+    load_and_prove(&input.path, |cache| load(input, dir, cache, opts.witness), opts, backend, events)
 }
 
 /// Verifies a SnapDeals proof for the commitments of a snap.json. Ok(Err(reason)) when the

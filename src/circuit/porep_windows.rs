@@ -20,8 +20,8 @@ use storage_proofs_core::{compound_proof::CompoundProof, merkle::MerkleTreeTrait
 use storage_proofs_porep::stacked::{Challenges, PublicParams, StackedCircuit, StackedCompound, StackedDrg};
 
 use super::porep::{expected_constraints, params_stem_of, PorepCircuits, G};
-use super::r1cs::{R1cs, R1csCs};
-use super::window::{synthesize_windows, ChallengeCircuit, Span, Windowed};
+use super::r1cs::{R1cs, R1csCs, Sample};
+use super::window::{synthesize_windows, ChallengeCircuit, Span};
 use super::witness::{Assignment, WitnessCs};
 use crate::input::PorepKind;
 
@@ -259,23 +259,7 @@ pub fn record_porep(kind: PorepKind, parallel: bool) -> Result<(R1cs, String)> {
     }
 }
 
-/// The R1CS of a blank PoRep partition cut to a number of challenges of our choosing, with
-/// where its parts lie: what the compiled constraints are made from.
-pub struct PorepSample {
-    /// Prefix, then `challenges` challenges, then the `input_i · 0 = 0` rows.
-    pub r1cs: R1cs,
-    pub challenges: usize,
-    /// What the prefix records (its inputs include ONE).
-    pub prefix: Span,
-    /// What one challenge records.
-    pub per: Span,
-    /// Challenges in a real partition of this shape.
-    pub partition_challenges: usize,
-    /// The official parameter file stem of the shape.
-    pub stem: String,
-}
-
-fn sample_with<Tree: 'static + MerkleTreeTrait>(kind: PorepKind, challenges: usize) -> Result<PorepSample>
+fn sample_with<Tree: 'static + MerkleTreeTrait>(kind: PorepKind, challenges: usize) -> Result<Sample>
 where
     PublicParams<Tree>: Sync,
 {
@@ -284,19 +268,12 @@ where
     let mut cs = r1cs_recorder(kind);
     let per = synthesize_windows(&Blank { pp, challenges }, &mut cs, None)
         .map_err(|e| anyhow!("blank synthesis of the {} PoRep circuit failed: {e:#}", kind.name()))?;
-    let whole = cs.span();
-    let prefix = Span {
-        inputs: whole.inputs - challenges * per.inputs,
-        aux: whole.aux - challenges * per.aux,
-        constraints: whole.constraints - challenges * per.constraints,
-        nnz: [0, 1, 2].map(|m| whole.nnz[m] - challenges * per.nnz[m]),
-    };
-    Ok(PorepSample { r1cs: cs.finish()?, challenges, prefix, per, partition_challenges, stem })
+    Sample::new(cs, challenges, per, partition_challenges, stem)
 }
 
 /// Records the R1CS of a blank PoRep partition of `kind` with `challenges` challenges (in
 /// parallel windows), and where its prefix and challenges lie.
-pub fn record_porep_sample(kind: PorepKind, challenges: usize) -> Result<PorepSample> {
+pub fn record_porep_sample(kind: PorepKind, challenges: usize) -> Result<Sample> {
     match kind {
         PorepKind::S2KiB => sample_with::<SectorShape2KiB>(kind, challenges),
         PorepKind::S8MiB => sample_with::<SectorShape8MiB>(kind, challenges),

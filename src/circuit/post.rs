@@ -36,6 +36,9 @@ use super::{ProofCircuits, ProofStatement};
 use crate::input::post::{window_partitions, PostInput, PostPublic};
 use crate::input::proof_type::with_shape;
 use crate::input::{prover_id, PorepKind};
+use crate::witness::post::{post_partition, Opening, PostSector};
+use crate::witness::shape::PathLevel;
+use crate::witness::PackedWitness;
 
 pub(super) type TreeDomain<Tree> = <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain;
 type Vanilla<Tree> = fallback::Proof<<Tree as MerkleTreeTrait>::Proof>;
@@ -148,6 +151,38 @@ where
     fn synthesize(&self, k: usize) -> Result<Assignment> {
         self.synthesize_partition(k, true)
     }
+    fn native_witness(&self, k: usize) -> Option<Result<PackedWitness>> {
+        Some(self.plain_sectors(k).map(|s| post_partition(&s)))
+    }
+}
+
+impl<Tree: 'static + MerkleTreeTrait> PostCircuits<Tree> {
+    /// Partition `k`'s circuit sectors in plain form, as `FallbackPoStCompound::circuit` pairs
+    /// them: vanilla sector `i` with public sector `i` of the partition's chunk, the last one
+    /// repeated where the chunk is short (padding).
+    pub(super) fn plain_sectors(&self, k: usize) -> Result<Vec<PostSector>> {
+        let s = &self.statement;
+        let j = *s.partitions.get(k).ok_or_else(|| anyhow!("partition {k} out of range"))?;
+        let chunk =
+            s.pub_in.sectors.chunks(s.pp.sector_count).nth(j).ok_or_else(|| anyhow!("no sectors for partition {j}"))?;
+        let plain = |v: &SectorProof<Tree::Proof>, i: usize| PostSector {
+            comm_r: chunk[i.min(chunk.len() - 1)].comm_r.into(),
+            comm_c: v.comm_c.into(),
+            comm_r_last: v.comm_r_last.into(),
+            openings: v.inclusion_proofs.iter().map(opening).collect(),
+        };
+        Ok(self.vanilla[k].sectors.iter().enumerate().map(|(i, v)| plain(v, i)).collect())
+    }
+}
+
+/// A leaf and its path, leaf level first.
+fn opening<P: MerkleProofTrait>(p: &P) -> Opening {
+    let path = p
+        .path()
+        .into_iter()
+        .map(|(siblings, index)| PathLevel { siblings: siblings.into_iter().map(Into::into).collect(), index })
+        .collect();
+    Opening { leaf: p.leaf().into(), path }
 }
 
 impl<Tree: 'static + MerkleTreeTrait> PostCircuits<Tree> {

@@ -1,17 +1,26 @@
 //! The FallbackPoSt partition synthesized sector by sector in parallel against the crate's
 //! circuit synthesized in one go (witness and R1CS), on synthetic 2KiB WindowPoSt (three
-//! partitions, the last padded) and WinningPoSt inputs; and the synthetic 32GiB inputs' shape.
+//! partitions, the last padded) and WinningPoSt inputs; the native witness and the compiled
+//! constraints against the crate's synthesis (whole 2KiB partitions; the first sectors of 32GiB
+//! and 64GiB partitions, whose trees have sub-tree and top levels); and the synthetic 32GiB
+//! inputs' shape.
 use std::path::Path;
 
-use filecoin_proofs::SectorShape2KiB;
+use bellperson::Circuit;
+use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape64GiB};
 use filecoin_proofs_api::RegisteredPoStProof;
+use storage_proofs_core::merkle::MerkleTreeTrait;
 
+use super::native_check::first_difference;
 use super::post::PostCircuits;
 use super::post_windows::record_post;
 use super::window_tests::{assert_same_assignment, assert_same_r1cs};
-use super::ProofStatement;
+use super::witness::{Assignment, WitnessCs};
+use super::{ProofCircuits, ProofStatement};
+use crate::constraints::{compile_post, evaluate, Compiled};
 use crate::input::PostInput;
 use crate::synth::post::{synth_post, PostSynthOptions};
+use crate::witness::post::post_partition;
 
 fn synthetic(registered: RegisteredPoStProof, sectors: usize, seed: u64) -> PostInput {
     let opts = PostSynthOptions { registered, miner_id: 1000, sectors, first_sector: 3, partition: None, seed };
@@ -34,6 +43,65 @@ fn post_sectors_in_windows_equal_the_sequential_witness() {
             assert_eq!(want.inputs, circuits.public_inputs(k).unwrap(), "{what}: the witness's public inputs");
         }
     }
+}
+
+fn compiled(registered: RegisteredPoStProof) -> Compiled {
+    compile_post(registered, &|m| panic!("{registered:?}: {m}")).unwrap()
+}
+
+/// Whole 2KiB partitions (WindowPoSt padded, WinningPoSt): the native witness is the crate's
+/// synthesis variable for variable, and the compiled constraints evaluated at it give the
+/// synthesis's A·z, B·z, C·z and densities.
+#[test]
+fn post_native_witness_and_compiled_constraints_equal_synthesis() {
+    use RegisteredPoStProof::*;
+    for (registered, sectors) in [(StackedDrgWindow2KiBV1_2, 5), (StackedDrgWinning2KiBV1, 1)] {
+        let input = synthetic(registered, sectors, 12);
+        let circuits = PostCircuits::<SectorShape2KiB>::from_input(&input).unwrap();
+        let c = compiled(registered);
+        assert!(c.per.constraints > 0 && c.prefix.aux == 0, "{registered:?}: a template of one circuit sector");
+        for k in 0..circuits.num_partitions() {
+            let what = format!("{registered:?} partition {k}");
+            let native = circuits.native_witness(k).expect("PoSt has a native witness").unwrap();
+            let want = circuits.synthesize(k).unwrap();
+            if let Some(d) = first_difference(&native, &want) {
+                panic!("{what}: {d}");
+            }
+            assert_same_assignment(&evaluate(&c, &native).unwrap(), &want, &what);
+        }
+    }
+}
+
+/// The crate's synthesis of the first `n` circuit sectors of partition 0.
+fn gadget_sectors<Tree: 'static + MerkleTreeTrait>(circuits: &PostCircuits<Tree>, n: usize) -> Assignment {
+    let circuit = circuits.circuit(0).unwrap();
+    let mut cs = WitnessCs::with_capacity(0);
+    for sector in &circuit.sectors[..n] {
+        sector.synthesize(&mut cs).unwrap();
+    }
+    cs.finish()
+}
+
+/// The first circuit sectors of 32GiB (trees 8-8-0) and 64GiB (8-8-2) partitions: native equals
+/// the crate's synthesis, and the compiled template repeated for them evaluates as synthesis.
+fn check_first_sectors<Tree: 'static + MerkleTreeTrait>(registered: RegisteredPoStProof, sectors: usize, n: usize) {
+    let input = synthetic(registered, sectors, 13);
+    let circuits = PostCircuits::<Tree>::from_input(&input).unwrap();
+    let native = post_partition(&circuits.plain_sectors(0).unwrap()[..n]);
+    let want = gadget_sectors(&circuits, n);
+    if let Some(d) = first_difference(&native, &want) {
+        panic!("{registered:?}: {d}");
+    }
+    let c = compiled(registered).with_challenges(n).unwrap();
+    assert_same_assignment(&evaluate(&c, &native).unwrap(), &want, &format!("{registered:?}, {n} sectors"));
+}
+
+#[test]
+fn post_native_witness_of_32gib_and_64gib_sectors_equals_synthesis() {
+    use RegisteredPoStProof::*;
+    check_first_sectors::<SectorShape32GiB>(StackedDrgWindow32GiBV1_2, 3, 3);
+    check_first_sectors::<SectorShape32GiB>(StackedDrgWinning32GiBV1, 1, 4);
+    check_first_sectors::<SectorShape64GiB>(StackedDrgWindow64GiBV1_2, 2, 3);
 }
 
 #[test]

@@ -17,24 +17,24 @@ use blstrs::Scalar;
 use filecoin_proofs_api::RegisteredPoStProof;
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_core::merkle::MerkleTreeTrait;
-use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound};
+use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, Sector};
 
 use super::post::{params_stem_of, public_params, PostCircuits};
-use super::r1cs::{R1cs, R1csCs};
+use super::r1cs::{R1cs, R1csCs, Sample};
 use super::window::{synthesize_windows, ChallengeCircuit};
 use super::witness::{Assignment, WitnessCs};
 use crate::input::proof_type::with_shape;
 use crate::input::PorepKind;
 
-/// One partition's circuit, its sectors as challenges.
-struct Sectors<'a, Tree: 'static + MerkleTreeTrait>(&'a FallbackPoStCircuit<Tree>);
+/// One partition's circuit sectors (or the first few: a sample), as challenges.
+struct Sectors<'a, Tree: 'static + MerkleTreeTrait>(&'a [Sector<Tree>]);
 
 impl<Tree: 'static + MerkleTreeTrait> ChallengeCircuit for Sectors<'_, Tree>
 where
     FallbackPoStCircuit<Tree>: Sync,
 {
     fn num_challenges(&self) -> usize {
-        self.0.sectors.len()
+        self.0.len()
     }
 
     fn synthesize_range<CS: ConstraintSystem<Scalar>>(
@@ -42,7 +42,7 @@ where
         cs: &mut CS,
         range: Range<usize>,
     ) -> Result<(), SynthesisError> {
-        for sector in &self.0.sectors[range] {
+        for sector in &self.0[range] {
             sector.synthesize(cs)?;
         }
         Ok(())
@@ -59,7 +59,7 @@ where
         let circuit = self.circuit(k)?;
         let mut cs = WitnessCs::with_capacity(0);
         if parallel {
-            synthesize_windows(&Sectors(&circuit), &mut cs, Some(self.span))
+            synthesize_windows(&Sectors(&circuit.sectors), &mut cs, Some(self.span))
                 .map_err(|e| anyhow!("synthesis of partition {k} failed: {e:#}"))?;
         } else {
             circuit.synthesize(&mut cs).map_err(|e| anyhow!("synthesis of partition {k} failed: {e}"))?;
@@ -80,7 +80,7 @@ where
     let mut cs = <R1csCs as ConstraintSystem<Scalar>>::new();
     let failed = |e: &dyn std::fmt::Display| anyhow!("blank synthesis of the {registered:?} circuit failed: {e}");
     if parallel {
-        synthesize_windows(&Sectors(&blank), &mut cs, None).map_err(|e| failed(&e))?;
+        synthesize_windows(&Sectors(&blank.sectors), &mut cs, None).map_err(|e| failed(&e))?;
     } else {
         blank.synthesize(&mut cs).map_err(|e| failed(&e))?;
     }
@@ -94,6 +94,24 @@ fn size_of(registered: RegisteredPoStProof) -> PorepKind {
 /// Records the R1CS of one PoSt partition from a blank synthesis; returns it and the stem.
 pub fn record_post(registered: RegisteredPoStProof, parallel: bool) -> Result<(R1cs, String)> {
     with_shape!(size_of(registered), record_with, registered, parallel)
+}
+
+fn sample_with<Tree: 'static + MerkleTreeTrait>(registered: RegisteredPoStProof, sectors: usize) -> Result<Sample>
+where
+    FallbackPoStCircuit<Tree>: Sync,
+{
+    let pp = public_params::<Tree>(&registered.as_v1_config())?;
+    let blank: Vec<Sector<Tree>> = (0..sectors).map(|_| Sector::blank_circuit(&pp)).collect();
+    let mut cs = <R1csCs as ConstraintSystem<Scalar>>::new();
+    let per = synthesize_windows(&Sectors(&blank), &mut cs, None)
+        .map_err(|e| anyhow!("blank synthesis of the {registered:?} circuit failed: {e:#}"))?;
+    Sample::new(cs, sectors, per, pp.sector_count, params_stem_of::<Tree>(&pp))
+}
+
+/// Records the R1CS of a blank PoSt partition cut to its first `sectors` circuit sectors, and
+/// where they lie (the prefix is ONE alone): what [`crate::constraints::compile_post`] compiles.
+pub fn record_post_sample(registered: RegisteredPoStProof, sectors: usize) -> Result<Sample> {
+    with_shape!(size_of(registered), sample_with, registered, sectors)
 }
 
 /// The official parameter file stem of a registered PoSt's circuit (no synthesis).

@@ -14,6 +14,8 @@ use bellperson::{ConstraintSystem, Index, LinearCombination, SynthesisError, Var
 use blstrs::Scalar;
 use ff::Field;
 
+use super::window::{Span, Windowed};
+
 /// Set in a column index that names a public input; clear for an aux variable.
 pub const INPUT_FLAG: u32 = 1 << 31;
 
@@ -224,6 +226,37 @@ impl R1csCs {
             m.cols.push(i as u32);
             m.coeff_ids.push(Self::coeff_id(&mut self.ids, coeffs, coeff));
         }
+    }
+}
+
+/// The R1CS of a blank partition cut to a number of challenges of our choosing (PoRep's
+/// challenges, a PoSt partition's sectors, SnapDeals' challenges), with where its parts lie:
+/// what the compiled constraints are made from.
+pub struct Sample {
+    /// Prefix, then `challenges` challenges, then the `input_i · 0 = 0` rows.
+    pub r1cs: R1cs,
+    pub challenges: usize,
+    /// What the prefix records (its inputs include ONE).
+    pub prefix: Span,
+    /// What one challenge records.
+    pub per: Span,
+    /// Challenges in a real partition of this shape.
+    pub partition_challenges: usize,
+    /// The official parameter file stem of the shape.
+    pub stem: String,
+}
+
+impl Sample {
+    /// The sample `cs` recorded: a prefix, then `challenges` challenges of `per` each.
+    pub fn new(cs: R1csCs, challenges: usize, per: Span, partition_challenges: usize, stem: String) -> Result<Self> {
+        let whole = cs.span();
+        let prefix = Span {
+            inputs: whole.inputs - challenges * per.inputs,
+            aux: whole.aux - challenges * per.aux,
+            constraints: whole.constraints - challenges * per.constraints,
+            nnz: [0, 1, 2].map(|m| whole.nnz[m] - challenges * per.nnz[m]),
+        };
+        Ok(Sample { r1cs: cs.finish()?, challenges, prefix, per, partition_challenges, stem })
     }
 }
 

@@ -208,6 +208,8 @@ pub struct JobBenchArgs {
     #[arg(long)]
     params_dir: Option<PathBuf>,
     #[command(flatten)]
+    witness: WitnessArgs,
+    #[command(flatten)]
     report: ReportArgs,
 }
 
@@ -282,17 +284,17 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
 fn bench_job(kind: ProofKind, args: &JobBenchArgs) -> Result<()> {
     let ins: Vec<(&str, &std::path::Path)> = args.input.iter().map(|p| ("--in", p.as_path())).collect();
     args.report.check_outputs(&ins)?;
-    let opts = args.report.options(args.params_dir.clone(), WitnessMode::Gadgets);
+    let opts = args.report.options(args.params_dir.clone(), args.witness.witness);
     let dir = args.params_dir.as_deref();
-    run_and_report(opts, &args.report, |_, progress| {
+    run_and_report(opts, &args.report, |opts, progress| {
         let mut cache = ParamsCache::default();
         args.input
             .iter()
             .map(|p| {
                 loading_stage(progress, p);
                 match post_type(kind) {
-                    Some(t) => filsnark::post::load(&PostInput::load(p, t)?, dir, &mut cache),
-                    None => filsnark::snap::load(&SnapInput::load(p)?, dir, &mut cache),
+                    Some(t) => filsnark::post::load(&PostInput::load(p, t)?, dir, &mut cache, opts.witness),
+                    None => filsnark::snap::load(&SnapInput::load(p)?, dir, &mut cache, opts.witness),
                 }
             })
             .collect()

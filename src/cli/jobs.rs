@@ -13,6 +13,7 @@ use filsnark::pipeline::budget::{parse_size, Bytes};
 use filsnark::prover::Backend;
 
 use super::devices::DeviceArgs;
+use super::porep::WitnessArgs;
 use super::progress::with_progress;
 use super::Invalid;
 
@@ -36,6 +37,8 @@ pub struct JobProveArgs {
     /// Host memory budget, e.g. 64GiB, 512MiB [default: 90% of MemAvailable]
     #[arg(long, value_parser = parse_size)]
     mem_budget: Option<u64>,
+    #[command(flatten)]
+    witness: WitnessArgs,
     #[command(flatten)]
     devices: DeviceArgs,
 }
@@ -68,6 +71,7 @@ pub fn prove(kind: ProofKind, args: JobProveArgs) -> Result<()> {
         seed: args.seed,
         concurrency: args.concurrency,
         mem_budget: args.mem_budget,
+        witness: args.witness.witness,
     };
     // Outputs and inputs are checked before a device is opened: bad input fails fast.
     check_outputs(&[Output::file("-o", &args.out)], &[("--in", args.input.as_path())])?;

@@ -18,33 +18,49 @@ use sha2::{Digest, Sha256};
 
 use super::compiled::Compiled;
 use super::format::{self, FORMAT_VERSION};
+use crate::circuit::post_windows::post_stem;
 use crate::input::PorepKind;
+use filecoin_proofs_api::{PoStType, RegisteredPoStProof};
 
-/// The storage-proofs-porep and bellperson versions filsnark is built with (pinned exactly in
-/// Cargo.toml; a test holds these to Cargo.lock).
+/// The versions of the crates whose gadgets define the circuits, as filsnark is built with
+/// them (pinned exactly in Cargo.toml; a test holds these to Cargo.lock).
 pub const STORAGE_PROOFS_POREP_VERSION: &str = "19.1.0";
+pub const STORAGE_PROOFS_POST_VERSION: &str = "19.1.0";
+pub const STORAGE_PROOFS_UPDATE_VERSION: &str = "19.1.0";
 pub const BELLPERSON_VERSION: &str = "0.27.0";
 
 /// What a compiled shape is stored under.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CacheKey {
-    /// "porep 32GiB", …
+    /// "porep 32GiB", "window-post 32GiB", …
     pub shape: String,
     /// The official parameter file stem.
     pub stem: String,
+    /// The crate whose circuit this is, with its version ("storage-proofs-porep 19.1.0").
+    pub circuit_crate: String,
 }
 
 impl CacheKey {
     pub fn porep(kind: PorepKind, stem: String) -> Self {
-        CacheKey { shape: format!("porep {}", kind.name()), stem }
+        let circuit_crate = format!("storage-proofs-porep {STORAGE_PROOFS_POREP_VERSION}");
+        CacheKey { shape: format!("porep {}", kind.name()), stem, circuit_crate }
+    }
+
+    /// A PoSt shape: `shape` names the proof and sector size ("window-post 32GiB").
+    pub fn post(shape: String, stem: String) -> Self {
+        CacheKey { shape, stem, circuit_crate: format!("storage-proofs-post {STORAGE_PROOFS_POST_VERSION}") }
+    }
+
+    /// A SnapDeals shape ("snap 32GiB").
+    pub fn snap(shape: String, stem: String) -> Self {
+        CacheKey { shape, stem, circuit_crate: format!("storage-proofs-update {STORAGE_PROOFS_UPDATE_VERSION}") }
     }
 
     /// The key as stored in the file's header.
     pub fn text(&self) -> String {
         format!(
-            "{} | {} | storage-proofs-porep {STORAGE_PROOFS_POREP_VERSION} | bellperson {BELLPERSON_VERSION} | \
-             filsnark compiled format {FORMAT_VERSION}",
-            self.shape, self.stem
+            "{} | {} | {} | bellperson {BELLPERSON_VERSION} | filsnark compiled format {FORMAT_VERSION}",
+            self.shape, self.stem, self.circuit_crate
         )
     }
 
@@ -103,6 +119,18 @@ impl ConstraintCache {
     pub fn porep(&self, kind: PorepKind) -> Result<Arc<Compiled>> {
         let key = CacheKey::porep(kind, crate::circuit::porep_windows::porep_params_stem(kind)?);
         self.get(&key, || super::compile_porep(kind, &*self.notify))
+    }
+
+    /// The compiled constraints of one partition of a registered PoSt.
+    pub fn post(&self, registered: RegisteredPoStProof) -> Result<Arc<Compiled>> {
+        let kind = PorepKind::from_sector_size(u64::from(registered.sector_size()))
+            .ok_or_else(|| anyhow::anyhow!("{registered:?}: no sector size filsnark knows"))?;
+        let proof = match registered.as_v1_config().typ {
+            PoStType::Window => "window-post",
+            PoStType::Winning => "winning-post",
+        };
+        let key = CacheKey::post(format!("{proof} {}", kind.name()), post_stem(registered)?);
+        self.get(&key, || super::compile_post(registered, &*self.notify))
     }
 
     /// The compiled constraints under `key`: from memory, else from the directory, else from

@@ -8,7 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 
-use super::cache::{CacheKey, ConstraintCache, BELLPERSON_VERSION, STORAGE_PROOFS_POREP_VERSION};
+use super::cache::{
+    CacheKey, ConstraintCache, BELLPERSON_VERSION, STORAGE_PROOFS_POREP_VERSION, STORAGE_PROOFS_POST_VERSION,
+    STORAGE_PROOFS_UPDATE_VERSION,
+};
 use super::compiled::Compiled;
 use super::tests::compiled;
 use crate::input::PorepKind;
@@ -188,8 +191,12 @@ fn keys_name_shape_stem_and_versions() {
     }
     // The versions named are the ones built.
     let lock = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).unwrap();
-    for (name, version) in [("storage-proofs-porep", STORAGE_PROOFS_POREP_VERSION), ("bellperson", BELLPERSON_VERSION)]
-    {
+    for (name, version) in [
+        ("storage-proofs-porep", STORAGE_PROOFS_POREP_VERSION),
+        ("storage-proofs-post", STORAGE_PROOFS_POST_VERSION),
+        ("storage-proofs-update", STORAGE_PROOFS_UPDATE_VERSION),
+        ("bellperson", BELLPERSON_VERSION),
+    ] {
         let entry = format!("name = \"{name}\"\nversion = \"{version}\"\n");
         assert!(lock.contains(&entry), "Cargo.lock does not build {name} {version}");
     }

@@ -7,6 +7,8 @@
 //!   prefix's rows (the *head*), challenge 0's rows (the *template*) and the coefficient table
 //!   ([`Compiled`]). Should the challenges not repeat, it records the whole partition and keeps
 //!   it in the head.
+//! - [`compile_post`] does the same for a PoSt partition, whose circuit sectors are its
+//!   challenges (no prefix beyond ONE).
 //! - [`cache`] keeps a compiled shape on disk (`$FILSNARK_CACHE_DIR`, else
 //!   `~/.cache/filsnark/constraints`) and in memory; [`format`] is its file.
 //! - [`eval`] computes A·z, B·z, C·z on the CPU: the `Assignment` gadget synthesis makes.
@@ -63,9 +65,12 @@ pub use eval::{evaluate, evaluate_abc, Abc};
 pub use template::Mismatch;
 
 use crate::circuit::porep_windows::{record_porep, record_porep_sample};
+use crate::circuit::post_windows::{record_post, record_post_sample};
 #[doc(no_inline)]
 pub use crate::circuit::r1cs::INPUT_FLAG;
+use crate::circuit::r1cs::{R1cs, Sample};
 use crate::input::PorepKind;
+use filecoin_proofs_api::RegisteredPoStProof;
 
 /// Challenges recorded to compile a shape: the template and two more to check it against.
 pub const SAMPLED: usize = 3;
@@ -73,12 +78,30 @@ pub const SAMPLED: usize = 3;
 /// Compiles one partition of a PoRep shape. `notify` hears when the challenges do not repeat
 /// and the whole partition is recorded instead.
 pub fn compile_porep(kind: PorepKind, notify: &dyn Fn(&str)) -> Result<Compiled> {
-    let s = record_porep_sample(kind, SAMPLED)?;
-    match Compiled::from_sample(&s.r1cs, s.prefix, s.per, SAMPLED, s.partition_challenges, s.stem) {
+    let what = format!("{} PoRep challenges", kind.name());
+    compile(&what, record_porep_sample(kind, SAMPLED)?, || record_porep(kind, true), notify)
+}
+
+/// Compiles one partition of a PoSt shape: its circuit sectors are the challenges (a WindowPoSt
+/// partition's sectors, WinningPoSt's one-challenge sectors), and there is no prefix beyond ONE.
+pub fn compile_post(registered: RegisteredPoStProof, notify: &dyn Fn(&str)) -> Result<Compiled> {
+    let what = format!("{registered:?} circuit sectors");
+    compile(&what, record_post_sample(registered, SAMPLED)?, || record_post(registered, true), notify)
+}
+
+/// The compiled form of `sample`: prefix and template where the sampled challenges repeat, else
+/// the whole partition's R1CS from `whole` in the head (`notify` hears why).
+pub fn compile(
+    what: &str,
+    s: Sample,
+    whole: impl FnOnce() -> Result<(R1cs, String)>,
+    notify: &dyn Fn(&str),
+) -> Result<Compiled> {
+    match Compiled::from_sample(&s.r1cs, s.prefix, s.per, s.challenges, s.partition_challenges, s.stem) {
         Err(e) if e.downcast_ref::<Mismatch>().is_some() => {
-            notify(&format!("the {} PoRep challenges do not repeat ({e}); keeping the whole R1CS", kind.name()));
+            notify(&format!("the {what} do not repeat ({e}); keeping the whole R1CS"));
             drop(s.r1cs);
-            let (r1cs, stem) = record_porep(kind, true)?;
+            let (r1cs, stem) = whole()?;
             Compiled::full(&r1cs, stem)
         }
         done => done,

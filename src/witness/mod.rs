@@ -8,16 +8,18 @@
 //! - [`sha256`], [`poseidon`], [`merkle`] — the gadgets' allocations: SHA-256 compressions,
 //!   Poseidon hashes, Merkle inclusion paths;
 //! - [`porep`]    — a PoRep partition: prefix and challenges;
+//! - [`post`]     — a FallbackPoSt partition (WindowPoSt, WinningPoSt): its circuit sectors;
 //! - [`shape`]    — what a partition's vanilla proofs must look like, and their plain form;
 //!   [`vanilla`] reads that form out of storage-proofs-porep's typed proofs.
 pub mod merkle;
 pub mod packed;
 pub mod porep;
 pub mod poseidon;
+pub mod post;
 pub mod sha256;
 pub mod shape;
 pub mod vanilla;
 
-pub use packed::{PackedAux, PackedWitness};
+pub use packed::{PackedAux, PackedWitness, WitnessPart};
 pub use porep::{porep_partition, PartitionRoots};
 pub use shape::{check_partitions, ChallengeProof, Shape};

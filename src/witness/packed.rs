@@ -197,6 +197,27 @@ pub struct PackedWitness {
     pub aux: PackedAux,
 }
 
+/// What one challenge (a PoRep challenge, a PoSt circuit sector) adds to a partition's witness:
+/// its aux variables and its public inputs, made on its own and joined in order.
+pub struct WitnessPart {
+    pub aux: PackedAux,
+    pub inputs: Vec<Scalar>,
+}
+
+impl PackedWitness {
+    /// `self` (the prefix) followed by `parts` in order.
+    pub fn join(mut self, parts: Vec<WitnessPart>) -> PackedWitness {
+        let bits: usize = parts.iter().map(|c| c.aux.len()).sum();
+        let fields: usize = parts.iter().map(|c| c.aux.fields().len()).sum();
+        self.aux.reserve(bits, fields);
+        for c in parts {
+            self.aux.append(&c.aux);
+            self.inputs.extend(c.inputs);
+        }
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

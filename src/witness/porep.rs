@@ -27,7 +27,7 @@ use super::merkle::{inclusion, NodeHash};
 use super::poseidon::Poseidon;
 use super::sha256::{self, Word};
 use super::shape::{ChallengeProof, Shape};
-use super::{PackedAux, PackedWitness};
+use super::{PackedAux, PackedWitness, WitnessPart};
 
 /// The public values of a partition's circuit, and the roots its vanilla proofs carry.
 #[derive(Clone, Copy, Debug)]
@@ -39,28 +39,14 @@ pub struct PartitionRoots {
     pub comm_c: Scalar,
 }
 
-/// One challenge's part of the witness: its aux variables and its public inputs.
-pub struct ChallengeWitness {
-    pub aux: PackedAux,
-    pub inputs: Vec<Scalar>,
-}
-
 /// Partition witness: inputs (with ONE) and aux, for challenges `proofs`. The shape must be
 /// one [`Shape::is_native`] accepts and the proofs must have passed the shape check.
 pub fn porep_partition(shape: &Shape, roots: &PartitionRoots, proofs: &[ChallengeProof]) -> Result<PackedWitness> {
     if !shape.is_native() {
         bail!("the native witness does not know the {} circuit's shape", shape.sector);
     }
-    let mut w = prefix(roots);
-    let parts: Vec<ChallengeWitness> = proofs.par_iter().map(|p| challenge(shape, roots, p)).collect();
-    let bits: usize = parts.iter().map(|c| c.aux.len()).sum();
-    let fields: usize = parts.iter().map(|c| c.aux.fields().len()).sum();
-    w.aux.reserve(bits, fields);
-    for c in parts {
-        w.aux.append(&c.aux);
-        w.inputs.extend(c.inputs);
-    }
-    Ok(w)
+    let parts = proofs.par_iter().map(|p| challenge(shape, roots, p)).collect();
+    Ok(prefix(roots).join(parts))
 }
 
 /// The prefix: what the circuit allocates before its first challenge.
@@ -77,7 +63,7 @@ pub fn prefix(roots: &PartitionRoots) -> PackedWitness {
 }
 
 /// One challenge's aux and inputs, as if the prefix preceded it.
-pub fn challenge(shape: &Shape, roots: &PartitionRoots, p: &ChallengeProof) -> ChallengeWitness {
+pub fn challenge(shape: &Shape, roots: &PartitionRoots, p: &ChallengeProof) -> WitnessPart {
     let mut aux = PackedAux::default();
     let mut inputs = Vec::with_capacity(4 + p.drg_parents.len() + p.exp_parents.len());
     let column_hash = Poseidon::arity(shape.layers).expect("a column arity of the shape");
@@ -104,7 +90,7 @@ pub fn challenge(shape: &Shape, roots: &PartitionRoots, p: &ChallengeProof) -> C
     inputs.push(inclusion(&mut aux, encoded, &p.replica_path, NodeHash::Poseidon));
     let h = column_hash.hash(&mut aux, &labels);
     inputs.push(inclusion(&mut aux, h, &p.column_path, NodeHash::Poseidon));
-    ChallengeWitness { aux, inputs }
+    WitnessPart { aux, inputs }
 }
 
 /// Parent labels a label hashes (`TOTAL_PARENTS`).
