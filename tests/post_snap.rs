@@ -25,10 +25,16 @@ fn write_json(dir: &Path, name: &str, v: &serde_json::Value) -> std::path::PathB
 
 /// `filsnark prove KIND --in input -o out [--seed S]`; the proof bytes.
 fn prove(kind: &str, params: &Path, input: &Path, out: &Path, seed: Option<&str>) -> Vec<u8> {
+    prove_with(kind, params, input, out, seed, &[])
+}
+
+/// [`prove`] with more arguments.
+fn prove_with(kind: &str, params: &Path, input: &Path, out: &Path, seed: Option<&str>, more: &[&str]) -> Vec<u8> {
     let mut args = vec!["prove", kind, "--in", path_str(input), "--params-dir", path_str(params), "-o", path_str(out)];
     if let Some(s) = seed {
         args.extend(["--seed", s]);
     }
+    args.extend(more);
     let o = filsnark(&args);
     assert!(o.status.success(), "prove {kind} failed: {}", stderr(&o));
     no_progress(&stderr(&o));
@@ -175,6 +181,9 @@ fn same_seed_gives_the_same_post_bytes() {
     let input = write_json(d, "post.json", &fixtures::post_json(WINDOW, MINER, &r, &sectors, &vanilla, None));
     let x = prove("window-post", &params, &input, &d.join("x"), Some("7"));
     assert_eq!(x, prove("window-post", &params, &input, &d.join("y"), Some("7")));
+    // The native witness (the default) and the crate's gadgets give the same proof.
+    let gadgets = prove_with("window-post", &params, &input, &d.join("g"), Some("7"), &["--witness", "gadgets"]);
+    assert_eq!(x, gadgets, "native and gadget witnesses give different WindowPoSt proofs");
     assert_ne!(x, prove("window-post", &params, &input, &d.join("z"), Some("8")));
     assert!(window_ok(&r, &sectors, &x));
 }

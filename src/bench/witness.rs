@@ -1,15 +1,18 @@
-//! `filsnark bench witness`: one PoRep partition's host stage both ways — the native witness and
-//! the compiled constraints' evaluation against the crates' gadget synthesis — in wall time and
-//! in CPU time (core-seconds, every thread of the process), with the two assignments checked
-//! equal. The compiled shape is loaded (or compiled and cached) before the clocks start.
+//! `filsnark bench witness`: one PoRep or PoSt partition's host stage both ways — the native
+//! witness and the compiled constraints' evaluation against the crates' gadget synthesis — in
+//! wall time and in CPU time (core-seconds, every thread of the process), with the two
+//! assignments checked equal. The compiled shape is loaded (or compiled and cached) before the
+//! clocks start.
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Result};
 
-use crate::circuit::{circuits_from_c1, Assignment};
-use crate::constraints::{evaluate, ConstraintCache};
-use crate::input::{C1Input, SectorIdentity};
+use std::sync::Arc;
+
+use crate::circuit::{circuits_from_c1, Assignment, PorepProof, ProofCircuits};
+use crate::constraints::{evaluate, Compiled, ConstraintCache};
+use crate::input::{C1Input, PostInput, SectorIdentity};
 
 /// What one run measured, in seconds.
 pub struct WitnessTimes {
@@ -54,9 +57,26 @@ pub fn run(c1: &C1Input, sector: &SectorIdentity, partition: usize, gadgets: boo
         bail!("the native witness does not know the {} shape of {}", c1.kind.name(), c1.path.display());
     }
     let base = ConstraintCache::global().porep(c1.kind)?;
+    measure(&PorepProof(circuits), base, partition, gadgets)
+}
+
+/// Measures partition `partition` of a post.json (its vanilla proofs checked first, untimed).
+pub fn run_post(input: &PostInput, partition: usize, gadgets: bool) -> Result<WitnessTimes> {
+    let circuits = crate::post::check(input)?;
+    ensure!(
+        partition < circuits.num_partitions(),
+        "--partition {partition}: {} has {} partition(s)",
+        input.path.display(),
+        circuits.num_partitions()
+    );
+    let base = ConstraintCache::global().post(input.public.registered)?;
+    measure(circuits.as_ref(), base, partition, gadgets)
+}
+
+fn measure(circuits: &dyn ProofCircuits, base: Arc<Compiled>, partition: usize, gadgets: bool) -> Result<WitnessTimes> {
     let (native, w) = timed(|| circuits.native_witness(partition).expect("a native shape"))?;
     let compiled = match base.challenges_for_aux(w.aux.len()) {
-        Some(n) if n != base.challenges => std::sync::Arc::new(base.with_challenges(n)?),
+        Some(n) if n != base.challenges => Arc::new(base.with_challenges(n)?),
         _ => base,
     };
     let (evaluation, asg) = timed(|| evaluate(&compiled, &w))?;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use filecoin_proofs_api::PoStType;
 use filsnark::bench::{self, BenchOptions};
 use filsnark::circuit::ProofKind;
 use filsnark::input::{PostInput, SnapInput};
@@ -64,10 +65,10 @@ docs/bench-json.md (schema filsnark-bench-porep, version 2); --timeline draws ea
         after_help = "Example:\n  filsnark bench cpu            # 2^22, the size of the 2KiB PoRep's H and H MSM (minutes)\n  filsnark bench cpu --log 16   # seconds\n\nRandom inputs; both paths must give the same values (else an error). FILSNARK_CPU_AVX512=0 turns the\nAVX-512 path off everywhere."
     )]
     Cpu(CpuArgs),
-    /// One PoRep partition's host stage both ways: the native witness and the compiled constraints'
-    /// evaluation against the crates' gadget synthesis, wall time and core-seconds, checked equal.
+    /// One PoRep or PoSt partition's host stage both ways: the native witness and the compiled
+    /// constraints' evaluation against the crates' gadget synthesis, wall time and core-seconds, checked equal.
     #[command(
-        after_help = "Examples:\n  filsnark bench witness                         # the built-in 2KiB sample\n  filsnark bench witness --c1 c1-32gib.json --partition 9\n  filsnark bench witness --c1 c1-32gib.json --skip-gadgets   # the native path only\n\nA 32GiB partition's assignment takes ~17 GB of host memory, twice that with the gadget comparison.\nThe shape's compiled constraints are loaded (or compiled and cached) before the clocks start."
+        after_help = "Examples:\n  filsnark bench witness                         # the built-in 2KiB sample\n  filsnark bench witness --c1 c1-32gib.json --partition 9\n  filsnark bench witness --c1 c1-32gib.json --skip-gadgets   # the native path only\n  filsnark bench witness --window-post post-32gib.json       # a WindowPoSt partition\n\nA 32GiB partition's assignment takes ~17 GB of host memory, twice that with the gadget comparison.\nThe shape's compiled constraints are loaded (or compiled and cached) before the clocks start."
     )]
     Witness(WitnessBenchArgs),
 }
@@ -77,6 +78,12 @@ pub struct WitnessBenchArgs {
     /// c1.json input [default: the built-in 2KiB sample]
     #[arg(long)]
     c1: Option<PathBuf>,
+    /// A post.json of a WindowPoSt instead of a c1.json
+    #[arg(long, conflicts_with_all = ["c1", "winning_post"])]
+    window_post: Option<PathBuf>,
+    /// A post.json of a WinningPoSt instead of a c1.json
+    #[arg(long, conflicts_with = "c1")]
+    winning_post: Option<PathBuf>,
     #[command(flatten)]
     id: IdentityArgs,
     /// Which partition
@@ -242,6 +249,15 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             return Ok(());
         }
         BenchCmd::Witness(w) => {
+            let post = match (&w.window_post, &w.winning_post) {
+                (Some(p), _) => Some(PostInput::load(p, PoStType::Window)?),
+                (_, Some(p)) => Some(PostInput::load(p, PoStType::Winning)?),
+                _ => None,
+            };
+            if let Some(input) = post {
+                print!("{}", bench::witness::table(&bench::witness::run_post(&input, w.partition, !w.skip_gadgets)?));
+                return Ok(());
+            }
             let c1 = load_c1(w.c1.as_deref())?;
             let sector = w.id.sector(&c1)?;
             let times = bench::witness::run(&c1, &sector, w.partition, !w.skip_gadgets)?;
