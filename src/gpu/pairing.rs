@@ -78,8 +78,13 @@ impl GpuMillerLoops {
     }
 
     /// Sends every product to the device whatever its size (tests, benchmarks).
-    pub fn always(mut self) -> Self {
-        self.min_pairs = 0;
+    pub fn always(self) -> Self {
+        self.with_min_pairs(0)
+    }
+
+    /// Sends products of at least `pairs` pairs to the device (benchmarks choose [`MIN_PAIRS`]).
+    pub fn with_min_pairs(mut self, pairs: usize) -> Self {
+        self.min_pairs = pairs;
         self
     }
 
