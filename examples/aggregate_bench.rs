@@ -171,7 +171,11 @@ fn gpu_aggregates(
         eprintln!(
             "{what}: {:.3} s (runs {secs:.3?}); {} device calls, {} pairs, host part {:.3} s, device (uploads, \
              kernels, download) {:.3} s, summed over the runs' concurrent calls",
-            secs[RUNS / 2], tm.calls, tm.pairs, tm.host, tm.device
+            secs[RUNS / 2],
+            tm.calls,
+            tm.pairs,
+            tm.host,
+            tm.device
         );
         out.push((format!("{what}, {}", d.label()), secs[RUNS / 2]));
     }
