@@ -5,7 +5,8 @@
 # --device gpu`), one proof of each on the GPU judged by filecoin-proofs' own verifier, the
 # same proof on the CPU with the same seed where CPU=1 (bytes must be equal), then
 # `bench KIND -j J` with its JSON (seconds, synthesis/device split, peak RSS) and timeline.
-# REF=1 then also runs filecoin-proofs' own prover (CPU: the crates are built without their GPU
+# GADGETS=1 also proves with the crates' gadget synthesis (--witness gadgets) on the GPU, whose
+# bytes must equal the native witness's (the default). REF=1 then also runs filecoin-proofs' own prover (CPU: the crates are built without their GPU
 # features) on the same input and parameters, with its seconds and peak RSS, and judges its proof
 # with filsnark's verifier (at 32GiB this takes many minutes: mind DEADLINE).
 #   bash scripts/bench-post-snap-synthetic.sh SIZE OUTDIR [J] [KINDS]
@@ -55,6 +56,12 @@ for kind in $KINDS; do
   in="$WORK/$kind.json"
   step "prove-gpu-$kind" $P/filsnark prove "$kind" --in "$in" --params-dir "$WORK/params" --device gpu --seed 9 -o "$WORK/$kind-gpu.proof"
   step "verify-$kind" env FIL_PROOFS_PARAMETER_CACHE="$WORK/params" $P/verify_post "$kind" "$in" "$WORK/$kind-gpu.proof"
+  if [ -n "${GADGETS:-}" ]; then
+    step "prove-gpu-gadgets-$kind" $P/filsnark prove "$kind" --in "$in" --params-dir "$WORK/params" --device gpu --seed 9 \
+      --witness gadgets -o "$WORK/$kind-gadgets.proof"
+    if cmp "$WORK/$kind-gpu.proof" "$WORK/$kind-gadgets.proof"; then echo "$kind: native and gadget witnesses give identical proofs" | tee -a "$OUT/summary.log"
+    else echo "$kind: native and gadget witnesses give DIFFERENT proofs" | tee -a "$OUT/summary.log"; rc=1; fi
+  fi
   if [ -n "${CPU:-}" ]; then
     step "prove-cpu-$kind" $P/filsnark prove "$kind" --in "$in" --params-dir "$WORK/params" --device cpu --seed 9 -o "$WORK/$kind-cpu.proof"
     if cmp "$WORK/$kind-gpu.proof" "$WORK/$kind-cpu.proof"; then echo "$kind: GPU and CPU proofs identical" | tee -a "$OUT/summary.log"
