@@ -78,6 +78,8 @@ struct Placement {
     stage_peaks: [u64; 6],
     /// Partitions proved under this plan.
     partitions: usize,
+    /// Device bytes of a partition's packed witness (0 for assignments).
+    packed: u64,
 }
 
 /// The stages of one partition, as the memory report names them.
@@ -126,7 +128,9 @@ impl GpuProver {
     /// Makes the memory plan for `srs` the first time it is met: chooses the resident sections,
     /// converts them to the device, sets the allocation limit, and says so on stderr. A second
     /// parameter file replaces the first (one plan per device).
-    fn place(&self, p: &mut Placement, srs: &ParamsFile, domain: usize) -> Result<()> {
+    /// `packed`: the device bytes of the first partition's packed witness (0 for an assignment);
+    /// every partition of a shape has as many.
+    fn place(&self, p: &mut Placement, srs: &ParamsFile, domain: usize, packed: u64) -> Result<()> {
         if p.path.as_ref() == Some(&srs.path) {
             return Ok(());
         }
@@ -136,7 +140,7 @@ impl GpuProver {
         let sizes = SectionKind::ALL.map(|k| srs.raw(k).len() as u64);
         p.sections = residency::sections(sizes);
         let capacity = self.capacity().with_context(|| self.label())?;
-        let working = residency::with_margin(residency::working_set(domain as u64));
+        let working = residency::with_margin(residency::working_set(domain as u64, packed));
         let plan = residency::plan(capacity, working, &p.sections).ok_or_else(|| {
             anyhow::anyhow!(
                 "{}: out of memory: one partition needs about {:.1} GiB of device memory, {:.1} GiB are usable",
@@ -147,6 +151,7 @@ impl GpuProver {
         })?;
         self.apply(p, srs, plan)?;
         p.path = Some(srs.path.clone());
+        p.packed = packed;
         Ok(())
     }
 
@@ -261,8 +266,16 @@ impl GpuProver {
         s: Scalar,
     ) -> Result<(Proof, ProveTimings)> {
         srs.check_shape(shape)?;
+        let packed = match &src {
+            Source::Packed { witness, .. } => residency::packed_witness(
+                witness.aux.len() as u64,
+                witness.aux.fields().len() as u64,
+                witness.inputs.len() as u64,
+            ),
+            Source::Assignment(_) => 0,
+        };
         let mut p = self.placement.lock().unwrap_or_else(|e| e.into_inner());
-        self.place(&mut p, srs, shape.domain)?;
+        self.place(&mut p, srs, shape.domain, packed)?;
         loop {
             let mut peaks = [0u64; 6];
             match self.prove_once(&p, srs, shape.domain, &src, r, s, &mut peaks) {
@@ -325,10 +338,10 @@ impl GpuProver {
         // The MSM workspace kept from the last partition (up to ~20 GiB when every section is
         // resident and the chunks are large) gives way to the H stage when the plan has no room
         // for both.
-        if ledger.headroom().is_some_and(|h| h < residency::h_stage_fused(domain as u64)) {
+        if ledger.headroom().is_some_and(|h| h < residency::h_stage_fused(domain as u64, p.packed)) {
             self.msm.release_memory();
         }
-        let buffers = residency::h_buffers(ledger.headroom(), domain as u64);
+        let buffers = residency::h_buffers(ledger.headroom(), domain as u64, p.packed);
         ledger.mark();
         let mut shape_slot = self.shape.lock().unwrap_or_else(|e| e.into_inner());
         let packed = match src {

@@ -164,39 +164,49 @@ pub fn choose_pinned(streamed: &[SectionKind], sections: &[Section], budget: u64
 /// the plan leaves (each MSM sizes its chunk to it) and is freed before the H stage when the
 /// plan has no room for both. A fixed 256 MiB covers the small buffers. On the H100 at 32GiB
 /// (domain 2^27, every section streamed under a 24 GiB cap, c42ef5b) the ledger measured
-/// 17.5 GiB at the fused H stage and 11.2 GiB at the H MSM; this gives 13.75 GiB.
-pub fn working_set(domain: u64) -> u64 {
+/// 17.5 GiB at the fused H stage and 11.2 GiB at the H MSM; this gives 13.75 GiB. `packed`: the
+/// device bytes of the partition's packed witness ([`packed_witness`]; 0 for an assignment).
+pub fn working_set(domain: u64, packed: u64) -> u64 {
     let staging = (2 * 288 * domain).min(1 << 30);
     let msm_stage = 32 * domain + 40 * domain + staging;
-    h_stage(domain).max(msm_stage) + (256 << 20)
+    h_stage(domain, packed).max(msm_stage) + (256 << 20)
+}
+
+/// Device bytes of a packed witness on the device: value bits, field mask and the mask's ranks
+/// (per aux one bit each, in u32 words, and a u32 rank per 64 aux), the field elements and the inputs (32 bytes each).
+/// A 32GiB PoRep partition's is ~0.55 GiB (16.6M field elements); a 32GiB WindowPoSt
+/// partition's ~3.8 GiB, almost all of its 127M aux being field elements.
+pub fn packed_witness(aux: u64, fields: u64, inputs: u64) -> u64 {
+    let words = aux.div_ceil(32);
+    4 * (2 * words + aux.div_ceil(64)) + 32 * (fields + inputs)
 }
 
 /// Device bytes the three-buffer H stage allocates for a domain of `domain` points
 /// ([`super::ntt::HBuffers::Three`]): A·z, B·z and the transforms' scratch, C·z taking a freed
 /// one (32 bytes a point each), plus what the fused stage holds besides its buffers.
-pub fn h_stage(domain: u64) -> u64 {
-    3 * 32 * domain + h_stage_rest(domain)
+pub fn h_stage(domain: u64, packed: u64) -> u64 {
+    3 * 32 * domain + h_stage_rest(domain, packed)
 }
 
 /// Device bytes the fused H stage allocates ([`super::ntt::HBuffers::Four`]): a, b, c and the
 /// NTT's scratch at once (17.5 GiB at 2^27, as the ledger measured).
-pub fn h_stage_fused(domain: u64) -> u64 {
-    4 * 32 * domain + h_stage_rest(domain)
+pub fn h_stage_fused(domain: u64, packed: u64) -> u64 {
+    4 * 32 * domain + h_stage_rest(domain, packed)
 }
 
-/// The H stage beside its buffers: the packed witness with the shape's compiled constraints
-/// (~4 bytes a point), and what else the ledger measured at this stage (1 GiB at 2^27: 8 bytes a
-/// point, at most 1 GiB). The MSM's workspace kept from the partition before is freed first when
-/// the plan has no room for both.
-fn h_stage_rest(domain: u64) -> u64 {
-    4 * domain + (8 * domain).min(1 << 30)
+/// The H stage beside its buffers: the packed witness (`packed` bytes) with the shape's compiled
+/// constraints, at least 4 bytes a point (a PoRep partition's, measured), and what else the
+/// ledger measured at this stage (1 GiB at 2^27: 8 bytes a point, at most 1 GiB). The MSM's
+/// workspace kept from the partition before is freed first when the plan has no room for both.
+fn h_stage_rest(domain: u64, packed: u64) -> u64 {
+    (4 * domain).max(packed) + (8 * domain).min(1 << 30)
 }
 
 /// The H pipeline for a partition when `headroom` device bytes are left under the plan (None: no
 /// limit): the fused one where it fits, else the three-buffer one the plan reserved.
-pub fn h_buffers(headroom: Option<u64>, domain: u64) -> HBuffers {
+pub fn h_buffers(headroom: Option<u64>, domain: u64, packed: u64) -> HBuffers {
     match headroom {
-        Some(h) if h < h_stage_fused(domain) => HBuffers::Three,
+        Some(h) if h < h_stage_fused(domain, packed) => HBuffers::Three,
         _ => HBuffers::Four,
     }
 }
@@ -249,7 +259,7 @@ mod tests {
     #[test]
     fn never_exceeds_capacity_and_places_every_section_once() {
         let secs = porep_32gib();
-        let working = with_margin(working_set(1 << 27));
+        let working = with_margin(working_set(1 << 27, 0));
         for cap_gib in [24u64, 32, 40, 48, 64, 80, 141] {
             let cap = cap_gib * GIB;
             match plan(cap, working, &secs) {
@@ -259,6 +269,20 @@ mod tests {
         }
     }
 
+    /// A packed witness larger than the 4 bytes a point the H stage allows for (a 32GiB
+    /// WindowPoSt partition: 126,902,376 aux, almost all field elements) widens the working set by
+    /// the difference; a PoRep partition's (130,169,893 aux, 16.6M field elements) about matches it.
+    #[test]
+    fn a_large_packed_witness_widens_the_working_set() {
+        let d = 1u64 << 27;
+        let post = packed_witness(126_902_376, 126_000_000, 25_840);
+        assert!(post > 3 * GIB + GIB / 2 && post < 4 * GIB, "{post}");
+        assert_eq!(working_set(d, post) - working_set(d, 0), post - 4 * d);
+        let porep = packed_witness(130_169_893, 16_610_668, 18 * 176);
+        assert!(porep.abs_diff(4 * d) < GIB / 16, "{porep}");
+        assert_eq!(working_set(d, d), working_set(d, 0), "at most 4 bytes a point changes nothing");
+    }
+
     /// The working sets measured on the H100: a 32GiB partition (domain 2^27) proved with every
     /// section streamed under a 24 GiB cap (23.5 GiB usable; stage peaks 17.5 GiB at the fused H
     /// stage, 11.2 at the H MSM), and small circuits under a 1 GiB cap (0.5 GiB usable beside the
@@ -266,12 +290,12 @@ mod tests {
     /// plan keeps b_g1 and b_g2 resident beside it.
     #[test]
     fn measured_working_sets_fit_their_caps() {
-        assert!(h_stage_fused(1 << 27) >= 17 * GIB + GIB / 2, "below the measured 17.5 GiB");
-        assert_eq!(h_stage_fused(1 << 27) - h_stage(1 << 27), 4 * GIB, "one buffer of the domain");
-        assert!(working_set(1 << 27) >= 11 * GIB + GIB / 4, "below the measured 11.2 GiB of the H MSM");
-        assert!(with_margin(working_set(1 << 27)) <= 14 * GIB + GIB / 4);
-        assert!(with_margin(working_set(1 << 18)) <= GIB / 2);
-        let p = plan(23 * GIB + GIB / 2, with_margin(working_set(1 << 27)), &porep_32gib()).unwrap();
+        assert!(h_stage_fused(1 << 27, 0) >= 17 * GIB + GIB / 2, "below the measured 17.5 GiB");
+        assert_eq!(h_stage_fused(1 << 27, 0) - h_stage(1 << 27, 0), 4 * GIB, "one buffer of the domain");
+        assert!(working_set(1 << 27, 0) >= 11 * GIB + GIB / 4, "below the measured 11.2 GiB of the H MSM");
+        assert!(with_margin(working_set(1 << 27, 0)) <= 14 * GIB + GIB / 4);
+        assert!(with_margin(working_set(1 << 18, 0)) <= GIB / 2);
+        let p = plan(23 * GIB + GIB / 2, with_margin(working_set(1 << 27, 0)), &porep_32gib()).unwrap();
         assert_eq!(p.resident, vec![BG1, BG2], "{p:?}");
     }
 
@@ -280,14 +304,14 @@ mod tests {
     #[test]
     fn fused_h_only_where_its_fourth_buffer_fits() {
         let d = 1u64 << 27;
-        assert_eq!(h_buffers(None, d), HBuffers::Four);
-        assert_eq!(h_buffers(Some(h_stage_fused(d)), d), HBuffers::Four);
-        assert_eq!(h_buffers(Some(h_stage_fused(d) - 1), d), HBuffers::Three);
-        let p = plan(23 * GIB + GIB / 2, with_margin(working_set(d)), &porep_32gib()).unwrap();
-        assert!(p.working_bytes >= h_stage(d), "the plan reserves the three-buffer stage");
-        assert_eq!(h_buffers(Some(p.working_bytes), d), HBuffers::Three);
-        let whole = plan(139 * GIB, with_margin(working_set(d)), &porep_32gib()).unwrap();
-        assert_eq!(h_buffers(Some(whole.working_bytes), d), HBuffers::Four);
+        assert_eq!(h_buffers(None, d, 0), HBuffers::Four);
+        assert_eq!(h_buffers(Some(h_stage_fused(d, 0)), d, 0), HBuffers::Four);
+        assert_eq!(h_buffers(Some(h_stage_fused(d, 0) - 1), d, 0), HBuffers::Three);
+        let p = plan(23 * GIB + GIB / 2, with_margin(working_set(d, 0)), &porep_32gib()).unwrap();
+        assert!(p.working_bytes >= h_stage(d, 0), "the plan reserves the three-buffer stage");
+        assert_eq!(h_buffers(Some(p.working_bytes), d, 0), HBuffers::Three);
+        let whole = plan(139 * GIB, with_margin(working_set(d, 0)), &porep_32gib()).unwrap();
+        assert_eq!(h_buffers(Some(whole.working_bytes), d, 0), HBuffers::Four);
     }
 
     #[test]
@@ -339,7 +363,7 @@ mod tests {
         let secs = porep_32gib();
         // A 24 GiB card: b_g1 and b_g2 resident; a 32 GiB host budget holds the sparse queries
         // (24.5 GiB), not h besides.
-        let p = plan(23 * GIB + GIB / 2, with_margin(working_set(1 << 27)), &secs).unwrap();
+        let p = plan(23 * GIB + GIB / 2, with_margin(working_set(1 << 27, 0)), &secs).unwrap();
         let pinned = choose_pinned(&p.streamed, &secs, 32 * GIB);
         assert_eq!(pinned, vec![L, A], "{p:?}");
         let bytes: u64 = secs.iter().filter(|s| pinned.contains(&s.kind)).map(|s| s.bytes).sum();
