@@ -7,6 +7,7 @@ use anyhow::{anyhow, Result};
 
 use crate::circuit::snap::{circuits_from_snap, snap_statement};
 use crate::circuit::{CircuitKind, ProofCircuits, ProofKind};
+use crate::constraints::ConstraintCache;
 use crate::input::vanilla::check_snap_elements;
 use crate::input::{SnapInput, SnapPublic};
 use crate::job::{load_and_prove, verify_proof, JobOptions, ProveReport};
@@ -22,12 +23,13 @@ pub fn check(input: &SnapInput) -> Result<Box<dyn ProofCircuits>> {
 }
 
 /// A snap.json ready for the pipeline: its vanilla proofs checked, its circuits and parameters.
-/// SnapDeals has no native witness yet, so `_witness` changes nothing: the gadgets make it.
+/// With [`WitnessMode::Native`] the partitions get the native witness and the compiled
+/// constraints of the circuit (compiled once per machine and cached).
 pub fn load(
     input: &SnapInput,
     params_dir: Option<&Path>,
     cache: &mut ParamsCache,
-    _witness: WitnessMode,
+    witness: WitnessMode,
 ) -> Result<Input> {
     let circuits = check(input)?;
     let label = InputLabel {
@@ -36,7 +38,11 @@ pub fn load(
         sector_num: None,
         sectors: 1,
     };
-    Input::new(input.path.display().to_string(), label, circuits, params_dir, cache)
+    let mut loaded = Input::new(input.path.display().to_string(), label, circuits, params_dir, cache)?;
+    if witness == WitnessMode::Native {
+        loaded.compiled = Some(ConstraintCache::global().snap(input.size)?);
+    }
+    Ok(loaded)
 }
 
 /// Proves a snap.json on `backend`; every partition proof is verified.

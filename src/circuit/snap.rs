@@ -5,7 +5,8 @@
 //!
 //! The partition count, challenges per partition and `h` come from the update circuit's
 //! configuration of the sector size (`h` is the default the network uses). A partition's witness
-//! is the crate's circuit transcribed as a prefix and its challenges, the challenges synthesized
+//! is computed natively from the vanilla proof ([`crate::witness::snap`], `native_witness`), or
+//! synthesized by the crate's circuit transcribed as a prefix and its challenges, the challenges
 //! side by side ([`super::snap_windows`]); the pipeline also runs partitions side by side.
 use std::sync::Mutex;
 
@@ -29,6 +30,8 @@ use super::witness::{Assignment, WitnessCs};
 use super::{ProofCircuits, ProofStatement};
 use crate::input::proof_type::with_shape;
 use crate::input::{PorepKind, SnapInput, SnapPublic};
+use crate::witness::snap::{snap_partition, SnapChallenge, SnapPartition, SnapShape};
+use crate::witness::PackedWitness;
 
 /// What the verifier of a SnapDeals proof knows.
 pub struct SnapStatement<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> {
@@ -132,6 +135,9 @@ where
     fn synthesize(&self, k: usize) -> Result<Assignment> {
         self.synthesize_partition(k, true)
     }
+    fn native_witness(&self, k: usize) -> Option<Result<PackedWitness>> {
+        Some(self.plain_partition(k).and_then(|p| snap_partition(&SnapShape::of(&self.statement.pp), &p)))
+    }
 }
 
 impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> SnapCircuits<Tree>
@@ -151,6 +157,38 @@ where
             vanilla.push(proof);
         }
         Ok(Self { statement, vanilla })
+    }
+
+    /// Partition `k` in plain form, as `EmptySectorUpdateCompound::circuit` reads the vanilla
+    /// proof: the roots of tree R old and new from challenge 0's proofs, `h` the statement's.
+    pub(super) fn plain_partition(&self, k: usize) -> Result<SnapPartition> {
+        let s = &self.statement;
+        let v = self.vanilla.get(k).ok_or_else(|| anyhow!("partition {k} out of range"))?;
+        let first = v.challenge_proofs.first().ok_or_else(|| anyhow!("partition {k} has no challenge proof"))?;
+        let challenges = v
+            .challenge_proofs
+            .iter()
+            .map(|c| SnapChallenge {
+                leaf_r_old: c.proof_r_old.leaf().into(),
+                path_r_old: siblings(&c.proof_r_old),
+                leaf_d_new: c.proof_d_new.leaf().into(),
+                path_d_new: siblings(&c.proof_d_new).into_iter().map(|level| level[0]).collect(),
+                leaf_r_new: c.proof_r_new.leaf().into(),
+                path_r_new: siblings(&c.proof_r_new),
+            })
+            .collect();
+        Ok(SnapPartition {
+            k,
+            h: s.pub_in.h,
+            comm_r_old: s.pub_in.comm_r_old.into(),
+            comm_d_new: s.pub_in.comm_d_new.into(),
+            comm_r_new: s.pub_in.comm_r_new.into(),
+            comm_c: v.comm_c.into(),
+            root_r_old: first.proof_r_old.root().into(),
+            root_r_new: first.proof_r_new.root().into(),
+            apex_leaves: v.apex_leafs.iter().map(|&l| l.into()).collect(),
+            challenges,
+        })
     }
 
     /// Partition `k`'s circuit, as filecoin-proofs builds it.
@@ -188,7 +226,12 @@ where
     }
 }
 
-fn stem_of<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(pp: &PublicParams) -> String {
+/// A Merkle proof's siblings per level, leaf level first.
+fn siblings<P: MerkleProofTrait>(p: &P) -> Vec<Vec<Scalar>> {
+    p.path().into_iter().map(|(siblings, _)| siblings.into_iter().map(Into::into).collect()).collect()
+}
+
+pub(super) fn stem_of<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(pp: &PublicParams) -> String {
     let id =
         <EmptySectorUpdateCompound<Tree> as CacheableParameters<EmptySectorUpdateCircuit<Tree>, _>>::cache_identifier(
             pp,

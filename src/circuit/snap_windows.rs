@@ -21,9 +21,13 @@
 //! 138,000 each. The windows read the values recorded before
 //! them where they lie (shared, never copied), so a large prefix (at 8MiB and up, the 128-leaf
 //! apex tree and every challenge's bits) costs the windows nothing; they are about one per core.
+//!
+//! [`record_snap_partition`] records a whole blank partition this way (what the compiled
+//! constraints are made of); [`synthesize_first`] records the prefix and the first challenges
+//! only, the cut of a large partition that the tests hold the native witness to.
 use std::sync::{Mutex, OnceLock};
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, ensure, Result};
 use bellperson::gadgets::boolean::{field_into_allocated_bits_le, AllocatedBit, Boolean};
 use bellperson::gadgets::multipack::pack_bits;
 use bellperson::gadgets::num::AllocatedNum;
@@ -42,7 +46,11 @@ use storage_proofs_update::constants::{
 };
 use storage_proofs_update::{EmptySectorUpdateCircuit, PublicParams};
 
+use super::r1cs::{R1cs, R1csCs, Sample};
+use super::snap::{public_params, stem_of};
 use super::window::{Counter, Span, Windowed};
+use crate::input::proof_type::with_shape;
+use crate::input::PorepKind;
 
 /// What the challenges read from the prefix.
 pub struct Prefix {
@@ -524,6 +532,76 @@ fn alloc_r_path<CS: ConstraintSystem<Fr>>(
                 .collect::<Result<Vec<AllocatedNum<Fr>>, SynthesisError>>()
         })
         .collect()
+}
+
+/// Records `circuit`'s prefix (its apex tree's rows in up to `windows` windows side by side),
+/// then its first `challenges` challenges in order; returns what one challenge records. The
+/// prefix is the whole partition's (the digests of every challenge's bits included): of a
+/// blank partition, this is the sample the compiled constraints are made from; of a real one,
+/// what the native witness of the same cut is checked against.
+pub fn synthesize_first<Tree, W>(
+    circuit: &EmptySectorUpdateCircuit<Tree>,
+    cs: &mut W,
+    challenges: usize,
+    windows: usize,
+) -> Result<Span>
+where
+    Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>,
+    W: Windowed,
+{
+    let prefix = synthesize_prefix(cs, circuit, windows)?;
+    let mut per = None;
+    for c in 0..challenges {
+        let before = cs.span();
+        synthesize_challenge(cs, circuit, &prefix, c).map_err(|e| anyhow!("challenge {c} failed: {e}"))?;
+        let span = cs.span().since(before);
+        let first = *per.get_or_insert(span);
+        ensure!(span == first, "challenge {c} records {span:?}, challenge 0 {first:?}");
+    }
+    Ok(per.unwrap_or_default())
+}
+
+fn sample_with<Tree>(size: PorepKind, challenges: usize) -> Result<Sample>
+where
+    Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>,
+{
+    let pp = public_params(size);
+    let (stem, partition_challenges) = (stem_of::<Tree>(&pp), pp.challenge_count);
+    let blank = EmptySectorUpdateCircuit::<Tree>::blank(pp);
+    let mut cs = <R1csCs as ConstraintSystem<Fr>>::new();
+    let per = synthesize_first(&blank, &mut cs, challenges, rayon::current_num_threads())
+        .map_err(|e| anyhow!("blank synthesis of the {} update circuit failed: {e:#}", size.name()))?;
+    Sample::new(cs, challenges, per, partition_challenges, stem)
+}
+
+/// Records the R1CS of a blank SnapDeals partition of `size` cut to its prefix and first
+/// `challenges` challenges, and where they lie. Its challenges do not repeat one another as a
+/// compiled template must (each reads its own bits in the prefix: see
+/// [`crate::constraints::compile_snap`]), so this is the cut the tests compile whole to check
+/// the first challenges of a large partition.
+pub fn record_snap_sample(size: PorepKind, challenges: usize) -> Result<Sample> {
+    with_shape!(size, sample_with, size, challenges)
+}
+
+fn partition_with<Tree>(size: PorepKind) -> Result<(R1cs, Span, String)>
+where
+    Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>,
+{
+    let pp = public_params(size);
+    let stem = stem_of::<Tree>(&pp);
+    let per = challenge_span::<Tree>(&pp)?;
+    let blank = EmptySectorUpdateCircuit::<Tree>::blank(pp);
+    let mut cs = <R1csCs as ConstraintSystem<Fr>>::new();
+    synthesize_windows(&blank, &mut cs, rayon::current_num_threads(), || Ok(None))
+        .map_err(|e| anyhow!("blank synthesis of the {} update circuit failed: {e:#}", size.name()))?;
+    Ok((cs.finish()?, per, stem))
+}
+
+/// Records the R1CS of a whole blank SnapDeals partition of `size`, its challenges in windows
+/// side by side (the crate's R1CS: `snap_tests`); returns it, what one challenge records
+/// (inputs, aux and constraints) and the parameter file stem.
+pub fn record_snap_partition(size: PorepKind) -> Result<(R1cs, Span, String)> {
+    with_shape!(size, partition_with, size)
 }
 
 // The crate's private gadgets (storage-proofs-update 19.1.0, src/gadgets.rs), transcribed.

@@ -83,8 +83,7 @@ impl IdentityArgs {
     }
 }
 
-/// How partitions get their witness: shared by every `prove` and `bench` of a proof (SnapDeals
-/// partitions always come from the gadgets).
+/// How partitions get their witness: shared by every `prove` and `bench` of a proof.
 #[derive(Args)]
 pub struct WitnessArgs {
     /// How each partition's witness is made: native (from the vanilla proofs, with the shape's compiled

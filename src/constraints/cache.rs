@@ -133,6 +133,12 @@ impl ConstraintCache {
         self.get(&key, || super::compile_post(registered, &*self.notify))
     }
 
+    /// The compiled constraints of one SnapDeals partition of `size`.
+    pub fn snap(&self, size: PorepKind) -> Result<Arc<Compiled>> {
+        let key = CacheKey::snap(format!("snap {}", size.name()), crate::circuit::snap::snap_stem(size));
+        self.get(&key, || super::compile_snap(size))
+    }
+
     /// The compiled constraints under `key`: from memory, else from the directory, else from
     /// `compile` (then stored).
     pub fn get(&self, key: &CacheKey, compile: impl FnOnce() -> Result<Compiled>) -> Result<Arc<Compiled>> {

@@ -9,6 +9,8 @@
 //!   it in the head.
 //! - [`compile_post`] does the same for a PoSt partition, whose circuit sectors are its
 //!   challenges (no prefix beyond ONE).
+//! - [`compile_snap`] compiles a SnapDeals partition whole: its challenges read their bits
+//!   from the prefix at columns that differ per challenge, which no template repeats.
 //! - [`cache`] keeps a compiled shape on disk (`$FILSNARK_CACHE_DIR`, else
 //!   `~/.cache/filsnark/constraints`) and in memory; [`format`] is its file.
 //! - [`eval`] computes A·z, B·z, C·z on the CPU: the `Assignment` gadget synthesis makes.
@@ -69,6 +71,8 @@ use crate::circuit::post_windows::{record_post, record_post_sample};
 #[doc(no_inline)]
 pub use crate::circuit::r1cs::INPUT_FLAG;
 use crate::circuit::r1cs::{R1cs, Sample};
+use crate::circuit::snap_windows::record_snap_partition;
+use crate::circuit::window::Span;
 use crate::input::PorepKind;
 use filecoin_proofs_api::RegisteredPoStProof;
 
@@ -87,6 +91,23 @@ pub fn compile_porep(kind: PorepKind, notify: &dyn Fn(&str)) -> Result<Compiled>
 pub fn compile_post(registered: RegisteredPoStProof, notify: &dyn Fn(&str)) -> Result<Compiled> {
     let what = format!("{registered:?} circuit sectors");
     compile(&what, record_post_sample(registered, SAMPLED)?, || record_post(registered, true), notify)
+}
+
+/// Compiles one partition of a SnapDeals shape. Its challenges cannot share a template: each
+/// reads its own bits in the prefix (`gen_challenge_bits` draws every challenge's bits there,
+/// before the first challenge), at prefix columns that move from one challenge to the next,
+/// while a template keeps the prefix's columns where they are. So the head holds the partition
+/// up to its last challenge and the template is the last challenge, once: the same rows, and a
+/// native witness's aux count still names the compiled shape (one challenge after the head).
+pub fn compile_snap(size: PorepKind) -> Result<Compiled> {
+    let (r1cs, per, stem) = record_snap_partition(size)?;
+    let head = Span {
+        inputs: r1cs.num_inputs - per.inputs,
+        aux: r1cs.num_aux - per.aux,
+        constraints: r1cs.circuit_constraints() - per.constraints,
+        nnz: [0; 3],
+    };
+    Compiled::from_sample(&r1cs, head, per, 1, 1, stem)
 }
 
 /// The compiled form of `sample`: prefix and template where the sampled challenges repeat, else

@@ -5,6 +5,8 @@
 //! Per level: the index bits (little-endian, log2(arity) of them), the siblings, the children
 //! with the node inserted at its index (`insert`: pick results, see [`insert`]), then the hash
 //! of the children. The packed index bits of all levels are the path's public input.
+//! `por_no_challenge_input` (SnapDeals) allocates neither index bits nor siblings on the way:
+//! [`root_of`].
 use blstrs::Scalar;
 
 use super::poseidon::Poseidon;
@@ -41,6 +43,24 @@ pub fn inclusion(aux: &mut PackedAux, leaf: Scalar, path: &[PathLevel], hash: No
         };
     }
     Scalar::from(input)
+}
+
+/// `por_no_challenge_input`: walks `path` up from `leaf` as [`inclusion`] does, but the index
+/// bits come from challenge bits and the siblings were allocated before (by the caller), so per
+/// level only the children with the node inserted and their hash are appended. Returns the
+/// root computed.
+pub fn root_of(aux: &mut PackedAux, leaf: Scalar, path: &[PathLevel], hash: NodeHash) -> Scalar {
+    let mut cur = leaf;
+    for level in path {
+        let children = insert(aux, cur, level.index, &level.siblings);
+        cur = match hash {
+            NodeHash::Sha256 => sha256_children(aux, &children),
+            NodeHash::Poseidon => {
+                Poseidon::arity(children.len()).expect("a Poseidon arity of the shape").hash(aux, &children)
+            }
+        };
+    }
+    cur
 }
 
 /// `pick`: allocates `a` when `cond`, else `b`.
@@ -89,9 +109,9 @@ fn insert(aux: &mut PackedAux, node: Scalar, index: usize, siblings: &[Scalar]) 
     }
 }
 
-/// `Sha256Function::hash_multi_leaf_circuit`: each child's 255 bits, then SHA-256 of their
-/// 32-byte encodings, packed into a field element.
-fn sha256_children(aux: &mut PackedAux, children: &[Scalar]) -> Scalar {
+/// `Sha256Function::hash_multi_leaf_circuit` (and `hash2_circuit` for two children): each
+/// child's 255 bits, then SHA-256 of their 32-byte encodings, packed into a field element.
+pub fn sha256_children(aux: &mut PackedAux, children: &[Scalar]) -> Scalar {
     let mut message = Vec::with_capacity(8 * children.len());
     for c in children {
         aux.push_le_bits(c);

@@ -9,6 +9,7 @@
 //!   Poseidon hashes, Merkle inclusion paths;
 //! - [`porep`]    — a PoRep partition: prefix and challenges;
 //! - [`post`]     — a FallbackPoSt partition (WindowPoSt, WinningPoSt): its circuit sectors;
+//! - [`snap`]     — a SnapDeals (EmptySectorUpdate) partition: prefix and challenges;
 //! - [`shape`]    — what a partition's vanilla proofs must look like, and their plain form;
 //!   [`vanilla`] reads that form out of storage-proofs-porep's typed proofs.
 pub mod merkle;
@@ -18,6 +19,7 @@ pub mod poseidon;
 pub mod post;
 pub mod sha256;
 pub mod shape;
+pub mod snap;
 pub mod vanilla;
 
 pub use packed::{PackedAux, PackedWitness, WitnessPart};

@@ -18,6 +18,7 @@ use blstrs::Scalar;
 use ff::Field;
 use filecoin_hashers::PoseidonArity;
 use generic_array::typenum::{U11, U2, U8};
+use neptune::poseidon::{Arity, PoseidonConstants};
 
 use super::PackedAux;
 
@@ -42,7 +43,12 @@ fn transpose(m: &[Vec<Scalar>]) -> Vec<Vec<Scalar>> {
 
 impl Poseidon {
     fn of<A: PoseidonArity>() -> Self {
-        let c = A::PARAMETERS();
+        Self::from_constants(A::PARAMETERS())
+    }
+
+    /// The circuit's form of any neptune constants (SnapDeals hashes its randomness with
+    /// arity 2's rounds and matrices under another domain tag).
+    pub fn from_constants<A: Arity<Scalar>>(c: &PoseidonConstants<Scalar, A>) -> Self {
         Poseidon {
             width: c.mds_matrices.m.len(),
             half_full_rounds: c.half_full_rounds,
