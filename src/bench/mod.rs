@@ -44,7 +44,7 @@ pub struct BenchOptions {
     /// One line on stderr per partition proved and per proof verified, where no progress is
     /// drawn (stderr is not a terminal), so a log of a run cut short shows how far it came.
     pub log: bool,
-    /// How partitions get their witness (SnapDeals always from the gadgets).
+    /// How partitions get their witness.
     pub witness: WitnessMode,
 }
 

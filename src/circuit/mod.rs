@@ -9,7 +9,8 @@
 //! - [`post`]    — the FallbackPoSt circuit (WindowPoSt and WinningPoSt) from storage-proofs-post,
 //!   its sectors synthesized in parallel ([`post_windows`]).
 //! - [`snap`]    — the EmptySectorUpdate (SnapDeals) circuit from storage-proofs-update, its
-//!   challenges synthesized in parallel ([`snap_windows`]).
+//!   challenges synthesized in parallel ([`snap_windows`]); [`snap_sample`] records its blank
+//!   R1CS for the compiled constraints.
 //! - [`kind`]    — which circuit a parameter file is for: proof kind and sector size.
 //! - [`native_check`] — the native witness against synthesis: the first difference and the
 //!   gadget that allocates it.
@@ -32,6 +33,7 @@ pub mod post_windows;
 pub mod r1cs;
 pub mod r1cs_window;
 pub mod snap;
+pub mod snap_sample;
 #[cfg(test)]
 mod snap_tests;
 pub mod snap_windows;

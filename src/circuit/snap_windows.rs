@@ -46,11 +46,7 @@ use storage_proofs_update::constants::{
 };
 use storage_proofs_update::{EmptySectorUpdateCircuit, PublicParams};
 
-use super::r1cs::{R1cs, R1csCs, Sample};
-use super::snap::{public_params, stem_of};
 use super::window::{Counter, Span, Windowed};
-use crate::input::proof_type::with_shape;
-use crate::input::PorepKind;
 
 /// What the challenges read from the prefix.
 pub struct Prefix {
@@ -559,49 +555,6 @@ where
         ensure!(span == first, "challenge {c} records {span:?}, challenge 0 {first:?}");
     }
     Ok(per.unwrap_or_default())
-}
-
-fn sample_with<Tree>(size: PorepKind, challenges: usize) -> Result<Sample>
-where
-    Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>,
-{
-    let pp = public_params(size);
-    let (stem, partition_challenges) = (stem_of::<Tree>(&pp), pp.challenge_count);
-    let blank = EmptySectorUpdateCircuit::<Tree>::blank(pp);
-    let mut cs = <R1csCs as ConstraintSystem<Fr>>::new();
-    let per = synthesize_first(&blank, &mut cs, challenges, rayon::current_num_threads())
-        .map_err(|e| anyhow!("blank synthesis of the {} update circuit failed: {e:#}", size.name()))?;
-    Sample::new(cs, challenges, per, partition_challenges, stem)
-}
-
-/// Records the R1CS of a blank SnapDeals partition of `size` cut to its prefix and first
-/// `challenges` challenges, and where they lie. Its challenges do not repeat one another as a
-/// compiled template must (each reads its own bits in the prefix: see
-/// [`crate::constraints::compile_snap`]), so this is the cut the tests compile whole to check
-/// the first challenges of a large partition.
-pub fn record_snap_sample(size: PorepKind, challenges: usize) -> Result<Sample> {
-    with_shape!(size, sample_with, size, challenges)
-}
-
-fn partition_with<Tree>(size: PorepKind) -> Result<(R1cs, Span, String)>
-where
-    Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>,
-{
-    let pp = public_params(size);
-    let stem = stem_of::<Tree>(&pp);
-    let per = challenge_span::<Tree>(&pp)?;
-    let blank = EmptySectorUpdateCircuit::<Tree>::blank(pp);
-    let mut cs = <R1csCs as ConstraintSystem<Fr>>::new();
-    synthesize_windows(&blank, &mut cs, rayon::current_num_threads(), || Ok(None))
-        .map_err(|e| anyhow!("blank synthesis of the {} update circuit failed: {e:#}", size.name()))?;
-    Ok((cs.finish()?, per, stem))
-}
-
-/// Records the R1CS of a whole blank SnapDeals partition of `size`, its challenges in windows
-/// side by side (the crate's R1CS: `snap_tests`); returns it, what one challenge records
-/// (inputs, aux and constraints) and the parameter file stem.
-pub fn record_snap_partition(size: PorepKind) -> Result<(R1cs, Span, String)> {
-    with_shape!(size, partition_with, size)
 }
 
 // The crate's private gadgets (storage-proofs-update 19.1.0, src/gadgets.rs), transcribed.

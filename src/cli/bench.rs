@@ -17,8 +17,9 @@ use filsnark::pipeline::proofs::{Events, Input, ParamsCache, WitnessMode};
 
 use super::devices::DeviceArgs;
 use super::jobs::post_type;
-use super::porep::{load_c1, params_dir_for, IdentityArgs, WitnessArgs};
+use super::porep::{load_c1, params_dir_for, IdentityArgs};
 use super::progress::ProveProgress;
+use super::witness::WitnessArgs;
 
 #[derive(Subcommand)]
 pub enum BenchCmd {

@@ -13,8 +13,8 @@ use filsnark::pipeline::budget::{parse_size, Bytes};
 use filsnark::prover::Backend;
 
 use super::devices::DeviceArgs;
-use super::porep::WitnessArgs;
 use super::progress::with_progress;
+use super::witness::WitnessArgs;
 use super::Invalid;
 
 #[derive(Args)]

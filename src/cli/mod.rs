@@ -11,6 +11,7 @@ mod params;
 mod porep;
 mod progress;
 mod synth;
+mod witness;
 
 use clap::{CommandFactory, Parser, Subcommand};
 

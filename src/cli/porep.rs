@@ -9,12 +9,12 @@ use filsnark::input::SectorIdentity;
 use filsnark::input::{parse_miner_id, C1Input};
 use filsnark::output::{check_outputs, Output};
 use filsnark::pipeline::budget::parse_size;
-use filsnark::pipeline::proofs::WitnessMode;
 use filsnark::porep::{self, ProveOptions};
 use filsnark::prover::DeviceChoice;
 
 use super::devices::DeviceArgs;
 use super::jobs::{self, JobProveArgs, JobVerifyArgs};
+use super::witness::WitnessArgs;
 use super::Invalid;
 
 /// The 2KiB sample sealed for miner t01000, sector 1, that ships inside the binary.
@@ -81,16 +81,6 @@ impl IdentityArgs {
     pub fn sector(&self, c1: &C1Input) -> Result<SectorIdentity> {
         Ok(SectorIdentity { miner_id: self.miner_id, sector_num: c1.sector_num(self.sector_num)? })
     }
-}
-
-/// How partitions get their witness: shared by every `prove` and `bench` of a proof.
-#[derive(Args)]
-pub struct WitnessArgs {
-    /// How each partition's witness is made: native (from the vanilla proofs, with the shape's compiled
-    /// constraints, cached in $FILSNARK_CACHE_DIR or ~/.cache/filsnark/constraints) or gadgets (the Filecoin
-    /// crates' circuit synthesis, the reference); both give the same proof
-    #[arg(long, default_value = "native")]
-    pub witness: WitnessMode,
 }
 
 #[derive(Args)]

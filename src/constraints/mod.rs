@@ -71,7 +71,7 @@ use crate::circuit::post_windows::{record_post, record_post_sample};
 #[doc(no_inline)]
 pub use crate::circuit::r1cs::INPUT_FLAG;
 use crate::circuit::r1cs::{R1cs, Sample};
-use crate::circuit::snap_windows::record_snap_partition;
+use crate::circuit::snap_sample::record_snap_partition;
 use crate::circuit::window::Span;
 use crate::input::PorepKind;
 use filecoin_proofs_api::RegisteredPoStProof;
