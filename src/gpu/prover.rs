@@ -266,12 +266,16 @@ impl GpuProver {
         s: Scalar,
     ) -> Result<(Proof, ProveTimings)> {
         srs.check_shape(shape)?;
+        // The packed witness and the compiled constraints' head the device holds at the H stage.
+        // A PoRep head is its prefix (small; the one-challenge template is within what the H
+        // stage measured), a SnapDeals head the whole partition (4.3 GB at 32GiB: its challenges
+        // do not repeat).
         let packed = match &src {
-            Source::Packed { witness, .. } => residency::packed_witness(
-                witness.aux.len() as u64,
-                witness.aux.fields().len() as u64,
-                witness.inputs.len() as u64,
-            ),
+            Source::Packed { witness, compiled } => {
+                let w = &witness.aux;
+                residency::packed_witness(w.len() as u64, w.fields().len() as u64, witness.inputs.len() as u64)
+                    + compiled.head.bytes() as u64
+            }
             Source::Assignment(_) => 0,
         };
         let mut p = self.placement.lock().unwrap_or_else(|e| e.into_inner());

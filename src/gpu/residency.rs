@@ -281,6 +281,10 @@ mod tests {
         let porep = packed_witness(130_169_893, 16_610_668, 18 * 176);
         assert!(porep.abs_diff(4 * d) < GIB / 16, "{porep}");
         assert_eq!(working_set(d, d), working_set(d, 0), "at most 4 bytes a point changes nothing");
+        // With its compiled constraints' head (the prefix's few rows) a PoRep partition's plan
+        // under a 24 GiB cap still keeps B G1 and B G2 resident.
+        let p = plan(23 * GIB + GIB / 2, with_margin(working_set(d, porep + GIB / 16)), &porep_32gib()).unwrap();
+        assert_eq!(p.resident, vec![BG1, BG2], "{p:?}");
     }
 
     /// The working sets measured on the H100: a 32GiB partition (domain 2^27) proved with every
