@@ -171,7 +171,8 @@ impl ConstraintCache {
         match format::read(&path, &key.text()) {
             Ok(c) => Some(c),
             Err(e) => {
-                (self.notify)(&format!("{}: {e:#}; compiling the {} constraints again", path.display(), key.shape));
+                // The error names the file.
+                (self.notify)(&format!("{e:#}; compiling the {} constraints again", key.shape));
                 None
             }
         }

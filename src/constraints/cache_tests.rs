@@ -185,7 +185,7 @@ fn keys_name_shape_stem_and_versions() {
     assert!(k2.file_name().starts_with("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-"));
     let text = k2.text();
     for part in
-        ["porep 2KiB", &k2.stem, "storage-proofs-porep 19.1.0", "bellperson 0.27.0", "filsnark compiled format 1"]
+        ["porep 2KiB", &k2.stem, "storage-proofs-porep 19.1.0", "bellperson 0.27.0", "filsnark compiled format 2"]
     {
         assert!(text.contains(part), "{text}");
     }

@@ -1,5 +1,6 @@
 //! The compiled form of one circuit shape: the prefix's rows in full (the *head*), one
-//! challenge's rows (the *template*) that every challenge repeats with its own variables, the
+//! challenge's rows (the *template*) that every challenge repeats with its own variables (and,
+//! for SnapDeals, its own place in a moving range of prefix columns: [`Moving`]), the
 //! coefficient table, and the densities the prover needs (structural: computed here, once).
 //! A shape whose challenges do not repeat is kept whole in the head, with no template.
 use std::ops::Range;
@@ -8,7 +9,7 @@ use anyhow::{anyhow, bail, ensure, Result};
 use blstrs::Scalar;
 
 use super::coeff::{self, Encoder};
-use super::template::{check_repeats, shift, Mismatch};
+use super::template::{check_repeats, derive_moving, shift, Mismatch, Moving};
 use crate::circuit::r1cs::{Matrix, R1cs, INPUT_FLAG};
 use crate::circuit::window::Span;
 use crate::circuit::Density;
@@ -107,6 +108,9 @@ pub struct Compiled {
     pub head: Block,
     /// Challenge 0's rows; challenge `j` repeats them through [`shift`].
     pub template: Block,
+    /// The prefix's aux columns that move per challenge, with each challenge's offset (empty
+    /// but for SnapDeals).
+    pub moving: Moving,
     /// The coefficients that are not ±2^k.
     pub table: Vec<Scalar>,
     densities: Densities,
@@ -123,6 +127,7 @@ pub enum Source {
 
 impl Compiled {
     /// Checks the parts against each other and computes the densities.
+    #[allow(clippy::too_many_arguments)]
     pub fn from_parts(
         stem: String,
         prefix: Span,
@@ -130,6 +135,7 @@ impl Compiled {
         challenges: usize,
         head: Block,
         template: Block,
+        moving: Moving,
         table: Vec<Scalar>,
     ) -> Result<Compiled> {
         check_block(&head, "head", &prefix, Span::default(), &table)?;
@@ -141,9 +147,12 @@ impl Compiled {
             template.rows,
             per.constraints
         );
+        ensure!(moving.is_empty() || per.constraints > 0, "a moving range of prefix columns without a template");
+        moving.check(prefix.aux, challenges).map_err(|e| anyhow!("the moving prefix columns: {e}"))?;
         let prefix = Span { nnz: head.nnz(), ..prefix };
         let per = Span { nnz: template.nnz(), ..per };
-        let mut c = Compiled { stem, prefix, per, challenges, head, template, table, densities: Densities::default() };
+        let densities = Densities::default();
+        let mut c = Compiled { stem, prefix, per, challenges, head, template, moving, table, densities };
         c.check_sizes()?;
         c.densities = c.compute_densities();
         Ok(c)
@@ -160,6 +169,35 @@ impl Compiled {
         challenges: usize,
         stem: String,
     ) -> Result<Compiled> {
+        Self::from_recording(r1cs, prefix, per, sampled, challenges, stem, |_| Ok(Moving::none()))
+    }
+
+    /// [`from_sample`](Self::from_sample) for a circuit whose challenges read prefix columns
+    /// of their own (SnapDeals): the moving range and every sampled challenge's offset are
+    /// derived from the recording ([`derive_moving`]), then every term of every sampled
+    /// challenge is checked against them. Offsets are known only for the sampled challenges:
+    /// with a moving range, `challenges` may not exceed `sampled`.
+    pub fn from_moving_sample(
+        r1cs: &R1cs,
+        prefix: Span,
+        per: Span,
+        sampled: usize,
+        challenges: usize,
+        stem: String,
+    ) -> Result<Compiled> {
+        let derive = |n| derive_moving(r1cs, &prefix, &per, n).map_err(anyhow::Error::new);
+        Self::from_recording(r1cs, prefix, per, sampled, challenges, stem, derive)
+    }
+
+    fn from_recording(
+        r1cs: &R1cs,
+        prefix: Span,
+        per: Span,
+        sampled: usize,
+        challenges: usize,
+        stem: String,
+        moving: impl FnOnce(usize) -> Result<Moving>,
+    ) -> Result<Compiled> {
         let rows = prefix.constraints + sampled * per.constraints;
         ensure!(sampled >= 1, "compiling a template needs at least one sampled challenge");
         ensure!(
@@ -169,11 +207,12 @@ impl Compiled {
             r1cs.num_aux,
             prefix.aux + sampled * per.aux
         );
-        check_repeats(r1cs, &prefix, &per, sampled).map_err(anyhow::Error::new)?;
+        let moving = moving(sampled)?;
+        check_repeats(r1cs, &prefix, &per, &moving, sampled).map_err(anyhow::Error::new)?;
         let (code_of_id, table) = encode_table(r1cs)?;
         let head = Block::from_r1cs(r1cs, 0..prefix.constraints, &code_of_id);
         let template = Block::from_r1cs(r1cs, prefix.constraints..prefix.constraints + per.constraints, &code_of_id);
-        Self::from_parts(stem, prefix, per, challenges, head, template, table)
+        Self::from_parts(stem, prefix, per, challenges, head, template, moving, table)
     }
 
     /// The whole R1CS in the head, no template: the form for circuits whose challenges do not
@@ -183,7 +222,7 @@ impl Compiled {
         let rows = r1cs.circuit_constraints();
         let prefix = Span { inputs: r1cs.num_inputs, aux: r1cs.num_aux, constraints: rows, nnz: [0; 3] };
         let head = Block::from_r1cs(r1cs, 0..rows, &code_of_id);
-        Self::from_parts(stem, prefix, Span::default(), 0, head, Block::empty(), table)
+        Self::from_parts(stem, prefix, Span::default(), 0, head, Block::empty(), Moving::none(), table)
     }
 
     /// How many challenges a circuit of this shape with `aux` aux variables has: None when no
@@ -194,9 +233,10 @@ impl Compiled {
     }
 
     /// The same shape with `challenges` challenges (a window of a partition: its prefix and
-    /// some of its challenges).
+    /// some of its challenges; with a moving range, no more challenges than it has offsets).
     pub fn with_challenges(&self, challenges: usize) -> Result<Compiled> {
         ensure!(challenges == 0 || self.per.constraints > 0, "this compiled circuit has no template to repeat");
+        self.moving.check(self.prefix.aux, challenges).map_err(|e| anyhow!("the moving prefix columns: {e}"))?;
         let mut c = Compiled { challenges, densities: Densities::default(), ..self.clone() };
         c.check_sizes()?;
         c.densities = c.compute_densities();
@@ -231,9 +271,9 @@ impl Compiled {
         &self.densities
     }
 
-    /// Bytes of the head, the template and the table.
+    /// Bytes of the head, the template, the offsets and the table.
     pub fn bytes(&self) -> usize {
-        self.head.bytes() + self.template.bytes() + 32 * self.table.len()
+        self.head.bytes() + self.template.bytes() + self.moving.bytes() + 32 * self.table.len()
     }
 
     /// Where circuit row `r` comes from.
@@ -254,7 +294,7 @@ impl Compiled {
             Source::Head(row) => (&self.head.m[m], row, 0),
             Source::Template { row, j } => (&self.template.m[m], row, j),
         };
-        csr.terms(row).map(move |k| (shift(csr.cols[k], &self.prefix, &self.per, j), csr.codes[k]))
+        csr.terms(row).map(move |k| (shift(csr.cols[k], &self.prefix, &self.per, &self.moving, j), csr.codes[k]))
     }
 
     fn check_sizes(&self) -> Result<()> {
@@ -276,22 +316,32 @@ impl Compiled {
         d.b_aux.grow(self.num_aux());
         d.b_input.grow(self.num_inputs());
         let (prefix, per) = (&self.prefix, &self.per);
-        mark(&self.head.m[0], None, &mut d.a_aux, prefix, per, 0);
-        mark(&self.head.m[1], Some(&mut d.b_input), &mut d.b_aux, prefix, per, 0);
+        mark(&self.head.m[0], None, &mut d.a_aux);
+        mark(&self.head.m[1], Some(&mut d.b_input), &mut d.b_aux);
         if self.challenges == 0 {
             return d;
         }
-        // The template's marks for challenge 0, then its own aux's marks again for the rest.
+        // The template's marks for challenge 0, then its own aux's marks again for the rest;
+        // a moving prefix column is marked at every challenge's place.
         let mut own = [Density::default(), Density::default()];
+        let moving = &self.moving;
         for (dm, m) in own.iter_mut().zip([0, 1]) {
             dm.grow(per.aux);
             let mut local = Density::default();
             local.grow(prefix.aux + per.aux);
             let inputs = (m == 1).then_some(&mut d.b_input);
             mark_template(&self.template.m[m], inputs, &mut local, prefix, per, self.challenges);
+            let target = if m == 0 { &mut d.a_aux } else { &mut d.b_aux };
             for i in 0..prefix.aux {
-                if local.get(i) {
-                    [&mut d.a_aux, &mut d.b_aux][m].set(i);
+                if !local.get(i) {
+                    continue;
+                }
+                if moving.moves(i) {
+                    for j in 0..self.challenges {
+                        target.set(i + moving.offsets[j] as usize);
+                    }
+                } else {
+                    target.set(i);
                 }
             }
             for i in 0..per.aux {
@@ -308,10 +358,9 @@ impl Compiled {
     }
 }
 
-/// Marks the columns of `csr` (challenge `j`'s numbering) in the densities.
-fn mark(csr: &Csr, mut inputs: Option<&mut Density>, aux: &mut Density, prefix: &Span, per: &Span, j: usize) {
+/// Marks the columns of the head's `csr` (as they are) in the densities.
+fn mark(csr: &Csr, mut inputs: Option<&mut Density>, aux: &mut Density) {
     for &col in &csr.cols {
-        let col = shift(col, prefix, per, j);
         if col & INPUT_FLAG == 0 {
             aux.set(col as usize);
         } else if let Some(d) = inputs.as_deref_mut() {
@@ -335,7 +384,7 @@ fn mark_template(
             local.set(col as usize);
         } else if let Some(d) = inputs.as_deref_mut() {
             for j in 0..challenges {
-                d.set((shift(col, prefix, per, j) & !INPUT_FLAG) as usize);
+                d.set((shift(col, prefix, per, &Moving::none(), j) & !INPUT_FLAG) as usize);
             }
         }
     }

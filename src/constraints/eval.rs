@@ -1,5 +1,6 @@
 //! A·z, B·z, C·z on the CPU from the compiled constraints and a packed witness, in parallel
-//! over rows (rayon).
+//! over rows (rayon). Template rows read challenge `j`'s columns: its own variables shifted by
+//! `j·per`, the prefix's moving range by `offsets[j]` ([`super::template::shift`]).
 //!
 //! A row's terms are summed in two accumulators: an integer one for the terms that are a
 //! power of two times a bit (or times ONE) — the SHA-256 rows, nearly all of the circuit — so
@@ -101,11 +102,15 @@ fn rows(compiled: &Compiled, z: &Z, first: usize, out: [&mut [MaybeUninit<Scalar
         } else if r < circuit {
             let t = r - prefix.constraints;
             let (j, row) = (t / per.constraints, t % per.constraints);
+            let moving = &compiled.moving;
             let shift = Shift {
                 inputs_from: prefix.inputs as u32,
                 inputs_by: (j * per.inputs) as u32,
                 aux_from: prefix.aux as u32,
                 aux_by: (j * per.aux) as u32,
+                moving_lo: moving.lo as u32,
+                moving_len: (moving.hi - moving.lo.min(moving.hi)) as u32,
+                moving_by: moving.offset(j),
             };
             (&compiled.template, row, shift, per.constraints - row)
         } else {
@@ -143,17 +148,22 @@ fn input_rows(z: &Z, i: usize, out: [&mut [MaybeUninit<Scalar>]; 3]) {
     }
 }
 
-/// How a block's columns map to the circuit's: columns at or past `*_from` move by `*_by`.
+/// How a block's columns map to the circuit's: columns at or past `*_from` move by `*_by`,
+/// aux columns in `moving_lo .. moving_lo + moving_len` (below `aux_from`) by `moving_by`.
 #[derive(Clone, Copy)]
 struct Shift {
     inputs_from: u32,
     inputs_by: u32,
     aux_from: u32,
     aux_by: u32,
+    moving_lo: u32,
+    moving_len: u32,
+    moving_by: u32,
 }
 
 impl Shift {
-    const NONE: Shift = Shift { inputs_from: 0, inputs_by: 0, aux_from: 0, aux_by: 0 };
+    const NONE: Shift =
+        Shift { inputs_from: 0, inputs_by: 0, aux_from: 0, aux_by: 0, moving_lo: 0, moving_len: 0, moving_by: 0 };
 }
 
 /// Σ coefficient · z over one row.
@@ -163,7 +173,13 @@ fn row_value(csr: &Csr, row: usize, s: Shift, z: &Z, table: &[Scalar]) -> Scalar
     for k in csr.terms(row) {
         let (col, code) = (csr.cols[k], csr.codes[k]);
         let value = if col & INPUT_FLAG == 0 {
-            let i = if col >= s.aux_from { col + s.aux_by } else { col };
+            let i = if col >= s.aux_from {
+                col + s.aux_by
+            } else if col.wrapping_sub(s.moving_lo) < s.moving_len {
+                col + s.moving_by
+            } else {
+                col
+            };
             z.aux(i as usize)
         } else {
             let i = col & !INPUT_FLAG;

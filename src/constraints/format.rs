@@ -1,10 +1,11 @@
 //! The compiled constraints' file: a header naming what it holds, a body, and the SHA-256 of
-//! the body. Everything little-endian; docs/compiled-constraints.md describes it field by field.
+//! the body. Everything little-endian.
 //!
 //! ```text
 //! header   magic "FSNKCNST" · u32 format version · u32 key length · key (UTF-8) · u64 body length
 //! body     u32 stem length · stem
 //!          u64 × 7: prefix inputs, aux, constraints · challenge inputs, aux, constraints · challenges
+//!          u64 × 3: moving range lo, hi, offsets n · u32 × n offsets (lo = hi = n = 0: none)
 //!          u64 table length · table (32-byte canonical little-endian scalars)
 //!          head block · template block, each: u64 rows, then for A, B, C:
 //!              u64 nnz · u32 × (rows + 1) row pointers · u32 × nnz columns · u32 × nnz codes
@@ -12,7 +13,11 @@
 //! ```
 //! A load checks, in order: magic, version, key, that the file is exactly header + body +
 //! trailer long, every count against the bytes left in the body (before allocating), the
-//! checksum, and then the structure (row pointers, columns, codes: [`Compiled::from_parts`]).
+//! checksum, and then the structure (row pointers, columns, codes, the moving range and its
+//! offsets: [`Compiled::from_parts`]). Its errors name the file.
+//!
+//! Version 2 added the moving range (SnapDeals' template); a version 1 file (a SnapDeals shape
+//! kept whole, 4.3 GB at 32GiB) is refused by its version, and the cache compiles it again.
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
@@ -22,11 +27,12 @@ use blstrs::Scalar;
 use sha2::{Digest, Sha256};
 
 use super::compiled::{Block, Compiled, Csr};
+use super::template::Moving;
 use crate::circuit::window::Span;
 
 pub const MAGIC: &[u8; 8] = b"FSNKCNST";
-/// Bumped whenever the body's layout or meaning changes.
-pub const FORMAT_VERSION: u32 = 1;
+/// Bumped whenever the body's layout or meaning changes (2: the moving range).
+pub const FORMAT_VERSION: u32 = 2;
 
 fn header_len(key: &str) -> u64 {
     8 + 4 + 4 + key.len() as u64 + 8
@@ -37,7 +43,14 @@ fn block_len(b: &Block) -> u64 {
 }
 
 fn body_len(c: &Compiled) -> u64 {
-    4 + c.stem.len() as u64 + 7 * 8 + 8 + 32 * c.table.len() as u64 + block_len(&c.head) + block_len(&c.template)
+    4 + c.stem.len() as u64
+        + 7 * 8
+        + 3 * 8
+        + 4 * c.moving.offsets.len() as u64
+        + 8
+        + 32 * c.table.len() as u64
+        + block_len(&c.head)
+        + block_len(&c.template)
 }
 
 /// Writes `c` under `key` to `path` (the caller makes that atomic).
@@ -56,6 +69,11 @@ pub fn write(path: &Path, key: &str, c: &Compiled) -> Result<()> {
     for v in [p.inputs, p.aux, p.constraints, q.inputs, q.aux, q.constraints, c.challenges] {
         body.put(&(v as u64).to_le_bytes())?;
     }
+    let m = &c.moving;
+    for v in [m.lo, m.hi, m.offsets.len()] {
+        body.put(&(v as u64).to_le_bytes())?;
+    }
+    body.put_u32s(&m.offsets)?;
     body.put(&(c.table.len() as u64).to_le_bytes())?;
     for s in &c.table {
         body.put(&s.to_bytes_le())?;
@@ -97,9 +115,13 @@ impl<W: Write> Hashing<'_, W> {
     }
 }
 
-/// Reads the compiled constraints stored under `key` at `path`. An error says what is wrong
-/// with the file.
+/// Reads the compiled constraints stored under `key` at `path`. An error names the file and
+/// says what is wrong with it.
 pub fn read(path: &Path, key: &str) -> Result<Compiled> {
+    read_file(path, key).with_context(|| format!("compiled constraints {}", path.display()))
+}
+
+fn read_file(path: &Path, key: &str) -> Result<Compiled> {
     let file = File::open(path)?;
     let file_len = file.metadata()?.len();
     let mut r = BufReader::with_capacity(1 << 20, file);
@@ -133,11 +155,20 @@ pub fn read(path: &Path, key: &str) -> Result<Compiled> {
     let mut stored = [0u8; 32];
     r.read_exact(&mut stored)?;
     ensure!(digest.as_slice() == stored, "the checksum of the body does not match (the file is corrupt)");
-    let (stem, prefix, per, challenges, head, template, table) = compiled;
-    Compiled::from_parts(stem, prefix, per, challenges, head, template, table)
+    let Parts { stem, prefix, per, challenges, moving, table, head, template } = compiled;
+    Compiled::from_parts(stem, prefix, per, challenges, head, template, moving, table)
 }
 
-type Parts = (String, Span, Span, usize, Block, Block, Vec<Scalar>);
+struct Parts {
+    stem: String,
+    prefix: Span,
+    per: Span,
+    challenges: usize,
+    moving: Moving,
+    table: Vec<Scalar>,
+    head: Block,
+    template: Block,
+}
 
 fn read_body<R: Read>(b: &mut Body<'_, R>) -> Result<Parts> {
     let stem_len = b.u32()? as usize;
@@ -148,6 +179,10 @@ fn read_body<R: Read>(b: &mut Body<'_, R>) -> Result<Parts> {
     }
     let prefix = Span { inputs: v[0], aux: v[1], constraints: v[2], nnz: [0; 3] };
     let per = Span { inputs: v[3], aux: v[4], constraints: v[5], nnz: [0; 3] };
+    let (lo, hi) = (b.count()?, b.count()?);
+    let n = b.count()?;
+    let offsets = b.u32s(n).context("the moving range's offset table")?;
+    let moving = Moving { lo, hi, offsets };
     let n = b.count()?;
     b.need(n, 32)?;
     let mut table = Vec::with_capacity(n);
@@ -159,7 +194,7 @@ fn read_body<R: Read>(b: &mut Body<'_, R>) -> Result<Parts> {
     }
     let head = read_block(b)?;
     let template = read_block(b)?;
-    Ok((stem, prefix, per, v[6], head, template, table))
+    Ok(Parts { stem, prefix, per, challenges: v[6], moving, table, head, template })
 }
 
 fn read_block<R: Read>(b: &mut Body<'_, R>) -> Result<Block> {
