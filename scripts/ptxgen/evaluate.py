@@ -14,10 +14,13 @@ The compiled constraints (src/constraints/mod.rs): a block (head or template) is
 CSR of u32 row pointers, columns and coefficient codes. Column bit 31 set: public input
 col & 0x7fffffff, else aux col. Template rows are repeated for every challenge j with columns
 shifted: an input i >= inputs_from becomes i + j*inputs_per, an aux i >= aux_from becomes
-i + j*aux_per. A code's top two bits: 0 +2^k, 1 -2^k (k = the low 8 bits), 2 table[code & 0x3fffffff].
+i + j*aux_per, an aux i in the prefix's moving range moving_lo <= i < moving_hi (below aux_from;
+SnapDeals' challenge bits, empty otherwise) becomes i + offsets[j]. A code's top two bits:
+0 +2^k, 1 -2^k (k = the low 8 bits), 2 table[code & 0x3fffffff].
 
 eval_rows: one thread per row of one block's matrix, grid.y = the challenges it repeats for
-(1 for the head); out[out_first + j*out_stride + row] = sum over the row's terms of
+(1 for the head, with an empty moving range); offsets[j] is read once per thread;
+out[out_first + j*out_stride + row] = sum over the row's terms of
 coefficient * z[column]: a bit of 1 adds the coefficient (no multiplication), a field element
 is multiplied by it (fr_mul), a negative class subtracts.
 gather: out[k] = src[idx[k]], k < n (a split query's field elements from the witness's);
@@ -90,8 +93,8 @@ def eval_rows():
     k = Kernel("eval_rows", sig="EvalRows", field="rows",
                doc="eval_rows: A*z, B*z or C*z of one block's rows (the head, or the template for\n"
                    "grid.y challenges) from the compiled constraints and a packed witness.")
-    rows, out_first, out_stride, inputs_from, inputs_per, aux_from, aux_per = k.u32s(
-        "rows", "outFirst", "outStride", "inputsFrom", "inputsPer", "auxFrom", "auxPer")
+    rows, out_first, out_stride, inputs_from, inputs_per, aux_from, aux_per, moving_lo, moving_hi = k.u32s(
+        "rows", "outFirst", "outStride", "inputsFrom", "inputsPer", "auxFrom", "auxPer", "movingLo", "movingHi")
     k.buffer("out", "u32", 8 * (out_first + out_stride * (k.grid_y - 1) + rows), "writes",
              "Row sums: element out_first + j*out_stride + row for challenge j < grid.y, row < rows.", align=16)
     k.buffer("rowPtr", "u32", rows + 1, "reads", "The block's row pointers (rows + 1).")
@@ -104,15 +107,19 @@ def eval_rows():
     k.buffer("fmask", "u32", 0, "reads", "Aux field-element mask.", data=True)
     k.buffer("frank", "u32", 0, "reads", "Per fmask word: the set bits of the words below it.", data=True)
     k.buffer("fields", "u32", 0, "reads", "The field elements' values, in aux order.", align=16, data=True)
+    k.buffer("offsets", "u32", k.grid_y, "reads",
+             "Per challenge j < grid.y: the offset of the prefix's moving range (offsets[0] = 0).")
     k.launch(grid_y=FREE)
     k.require(out_first + out_stride * (k.grid_y - 1) + rows <= 1 << 32, "row indices fit 32 bits")
+    k.require(moving_lo <= moving_hi, "the moving range is a range")
+    k.require(moving_hi <= aux_from, "the moving range lies in the prefix, below the shifted aux")
     k.trusts("rowPtr, cols and codes are a compiled block checked on the host when it was uploaded\n"
              "(row pointers non-decreasing up to the term count; every column, shifted for the last\n"
-             "challenge, below the input and aux counts of the witness; every code's index below pow2's\n"
-             "or the table's length), and bits, fmask, frank, fields and inputs hold a packed witness of\n"
-             "those counts (frank from fmask).")
+             "challenge or, in the moving range, by the largest offset, below the input and aux counts\n"
+             "of the witness; every code's index below pow2's or the table's length), and bits, fmask,\n"
+             "frank, fields and inputs hold a packed witness of those counts (frank from fmask).")
     f = k.fn(Fn)
-    ptrs = ["out", "rowPtr", "cols", "codes", "pow2", "table", "inputs", "bits", "fmask", "frank", "fields"]
+    ptrs = ["out", "rowPtr", "cols", "codes", "pow2", "table", "inputs", "bits", "fmask", "frank", "fields", "offsets"]
     regs, row = _prologue(f, ptrs)
     end = f.label("end")
     n, p = f.t(), f.t("p")
@@ -127,6 +134,12 @@ def eval_rows():
     f.op("mul.lo.u32", ash, j, t)
     f.op("ld.param.u32", ifrom, "[inputsFrom]")
     f.op("ld.param.u32", afrom, "[auxFrom]")
+    # the moving range as (lo, length) and this challenge's offset
+    mlo, mlen, moff = f.t(), f.t(), f.t()
+    f.op("ld.param.u32", mlo, "[movingLo]")
+    f.op("ld.param.u32", mlen, "[movingHi]")
+    f.op("sub.u32", mlen, mlen, mlo)
+    f.op("ld.global.u32", moff, f"[{addr(f, regs['offsets'], j, 4)}+0]")
     kk, hi, r1 = f.t(), f.t(), f.t()
     f.op("ld.global.u32", kk, f"[{addr(f, regs['rowPtr'], row, 4)}+0]")
     f.op("add.u32", r1, row, 1)
@@ -169,6 +182,11 @@ def eval_rows():
     f.op("setp.ge.u32", ps, col, afrom)
     f.op("mov.u32", i, col)
     f.op("@" + ps, "add.u32", i, i, ash)
+    # col - lo < hi - lo (unsigned): col in the moving range (below aux_from: not shifted above)
+    pm, d = f.t("p"), f.t()
+    f.op("sub.u32", d, col, mlo)
+    f.op("setp.lt.u32", pm, d, mlen)
+    f.op("@" + pm, "add.u32", i, i, moff)
     _aux_lookup(f, regs, i, vaddr, field, nxt)
     f.op("bra", one, None, False)
     # field element: term = value * coefficient

@@ -1,9 +1,12 @@
 """eval_rows, gather, gather_g1/g2 and gather_bits (evaluate.py) run in the block interpreter (msm_sim.KSim)
 with the real Fr code, against Python big integers: a random compiled block (head and a
-template repeated for three challenges, shifted columns, every coefficient class: ±2^k with
+template repeated for four challenges, shifted columns, every coefficient class: ±2^k with
 k up to 254, table entries, inputs and aux columns, rows with no term) evaluated at a random
 packed witness (bits, field elements spread over several mask words, a field element in the
-last word). Every global access must lie in the launch contract's ranges.
+last word); then a template whose prefix has a moving range (SnapDeals' challenge bits) with
+offsets that are not linear in the challenge (0, 13, 6, 21: one goes back), most of its
+columns in or at the edges of the range, each challenge checked against the columns moved by
+its own offset. Every global access must lie in the launch contract's ranges.
 
   python3 scripts/ptxgen/simtest_evaluate.py [seed]
 """
@@ -35,12 +38,13 @@ def coefficient(code, table):
     return v if cls == 0 else (-v) % RMOD
 
 
-def witness(rng, n_inputs, n_aux):
+def witness(rng, n_inputs, n_aux, fields_at=()):
+    """`fields_at`: aux that are field elements (values no other aux has)."""
     inputs = [1] + [rng.randrange(RMOD) for _ in range(n_inputs - 1)]
     kinds = []
     for i in range(n_aux):
         r = rng.random()
-        kinds.append("f" if r < 0.15 or i == n_aux - 1 else ("1" if r < 0.6 else "0"))
+        kinds.append("f" if r < 0.15 or i == n_aux - 1 or i in fields_at else ("1" if r < 0.6 else "0"))
     values = [rng.randrange(RMOD) if k == "f" else int(k) for k in kinds]
     nw = (n_aux + 31) // 32
     bits, fmask, frank, fields = [0] * nw, [0] * nw, [0] * nw, []
@@ -55,12 +59,15 @@ def witness(rng, n_inputs, n_aux):
     return inputs, values, bits, fmask, frank, fields
 
 
-def block(rng, rows, n_inputs, n_aux, table_len):
+def block(rng, rows, n_inputs, n_aux, table_len, hot=None):
+    """`hot` (lo, hi): half the aux columns are drawn from lo - 1 .. hi (the range and its edges)."""
     row_ptr, cols, codes = [0], [], []
     for r in range(rows):
         for _ in range(rng.choice([0, 1, 2, 3, 7])):
             if rng.random() < 0.2:
                 cols.append(0x80000000 | rng.randrange(n_inputs))
+            elif hot and rng.random() < 0.5:
+                cols.append(rng.randrange(hot[0] - 1, hot[1] + 1))
             else:
                 cols.append(rng.randrange(n_aux))
             c = rng.random()
@@ -78,8 +85,9 @@ def block(rng, rows, n_inputs, n_aux, table_len):
     return row_ptr, cols, codes
 
 
-def expected(row_ptr, cols, codes, table, inputs, aux, j, shift):
+def expected(row_ptr, cols, codes, table, inputs, aux, j, shift, moving):
     ifrom, iper, afrom, aper = shift
+    lo, hi, offsets = moving
     out = []
     for r in range(len(row_ptr) - 1):
         acc = 0
@@ -88,8 +96,10 @@ def expected(row_ptr, cols, codes, table, inputs, aux, j, shift):
             if c & 0x80000000:
                 i = c & 0x7FFFFFFF
                 v = inputs[i + j * iper if i >= ifrom else i]
+            elif c >= afrom:
+                v = aux[c + j * aper]
             else:
-                v = aux[c + j * aper if c >= afrom else c]
+                v = aux[c + offsets[j] if lo <= c < hi else c]
             acc += v * coefficient(codes[t], table)
         out.append(acc % RMOD)
     return out
@@ -101,32 +111,45 @@ def main():
     t0 = time.time()
     fns = FR.funcs() + ev.kernels()
     S = KSim(fns)
-    # shape: prefix inputs/aux, then 3 challenges of per-challenge inputs/aux
-    p_in, per_in, p_aux, per_aux, ch = 3, 2, 40, 37, 3
+    # shape: prefix inputs/aux, then 4 challenges of per-challenge inputs/aux
+    p_in, per_in, p_aux, per_aux, ch = 3, 2, 40, 37, 4
+    # the moving range of the prefix and each challenge's offset (kept in the prefix: 16 + 21 <= 40)
+    lo, hi, offsets = 10, 16, [0, 13, 6, 21]
+    assert hi + max(offsets) <= p_aux
     n_in, n_aux = p_in + ch * per_in, p_aux + ch * per_aux
     table = [rng.randrange(RMOD) for _ in range(5)]
-    inputs, aux, bits, fmask, frank, fields = witness(rng, n_in, n_aux)
+    # the range's edges are field elements: a read of lo - 1 or hi moved by mistake shows
+    inputs, aux, bits, fmask, frank, fields = witness(rng, n_in, n_aux, fields_at=(lo - 1, hi))
     head = block(rng, 9, p_in, p_aux, len(table))
     # template columns: the prefix's and the first challenge's variables
     tmpl = block(rng, 11, p_in + per_in, p_aux + per_aux, len(table))
+    moved = block(rng, 13, p_in + per_in, p_aux + per_aux, len(table), hot=(lo, hi))
+    # both edges of the range and both ends inside it occur, whatever the seed
+    aux_terms = [t for t, c in enumerate(moved[1]) if not c & 0x80000000]
+    for t, c in zip(aux_terms, (lo - 1, lo, hi - 1, hi)):
+        moved[1][t] = c
     pow2 = S.alloc(8 * 255, sum((mont(pow(2, k, RMOD)) for k in range(255)), []))
     tab = S.alloc(8 * len(table), sum((mont(x) for x in table), []))
     inp = S.alloc(8 * n_in, sum((mont(x) for x in inputs), []))
     bw, fm, fr = (S.alloc(len(bits), bits), S.alloc(len(fmask), fmask), S.alloc(len(frank), frank))
     fl = S.alloc(8 * max(len(fields), 1), sum((mont(x) for x in fields), []))
-    rows_total = 9 + ch * 11
+    rows_total = 9 + ch * 11 + ch * 13
     out = S.alloc(8 * rows_total)
     common = dict(pow2=pow2, table=tab, inputs=inp, bits=bw, fmask=fm, frank=fr, fields=fl, out=out)
-    for (rp, cl, cd), first, stride, grid_y, shift in (
-        (head, 0, 0, 1, (0, 0, 0, 0)),
-        (tmpl, 9, 11, ch, (p_in, per_in, p_aux, per_aux)),
+    zeros = (0, 0, [0] * ch)
+    template_shift = (p_in, per_in, p_aux, per_aux)
+    for (rp, cl, cd), first, stride, grid_y, shift, moving in (
+        (head, 0, 0, 1, (0, 0, 0, 0), (0, 0, [0])),
+        (tmpl, 9, 11, ch, template_shift, zeros),
+        (moved, 9 + ch * 11, 13, ch, template_shift, (lo, hi, offsets)),
     ):
         rows = len(rp) - 1
         S.launch("eval_rows", (1, grid_y), 32, rowPtr=S.alloc(len(rp), rp), cols=S.alloc(len(cl), cl),
                  codes=S.alloc(len(cd), cd), rows=rows, outFirst=first, outStride=stride,
-                 inputsFrom=shift[0], inputsPer=shift[1], auxFrom=shift[2], auxPer=shift[3], **common)
+                 inputsFrom=shift[0], inputsPer=shift[1], auxFrom=shift[2], auxPer=shift[3],
+                 movingLo=moving[0], movingHi=moving[1], offsets=S.alloc(len(moving[2]), moving[2]), **common)
         for j in range(grid_y):
-            want = expected(rp, cl, cd, table, inputs, aux, j, shift)
+            want = expected(rp, cl, cd, table, inputs, aux, j, shift, moving)
             for r in range(rows):
                 assert out + 32 * (first + j * stride + r) in S.mem, f"eval_rows block {first} challenge {j} row {r} not written"
                 got = from_words(S.words(out + 32 * (first + j * stride + r), 8))

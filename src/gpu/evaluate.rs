@@ -4,8 +4,10 @@
 //! computes A·z, B·z, C·z there; the queries' MSMs over the witness are split in [`super::split`].
 //!
 //! Every index the kernels follow comes from data checked here before it is uploaded: the
-//! compiled blocks (row pointers, columns shifted for the last challenge, coefficient codes) and
-//! the queries' index lists; a packed witness is checked against the shape's counts.
+//! compiled blocks (row pointers, columns shifted for the last challenge and, in the prefix's
+//! moving range, by the largest offset, coefficient codes), the offset table (one per
+//! challenge) and the queries' index lists; a packed witness is checked against the shape's
+//! counts.
 use blstrs::Scalar;
 
 use super::kernels::{EvalRowsArgs, EvaluateKernels, Grid};
@@ -33,6 +35,9 @@ pub struct DeviceShape {
     pub key: (String, usize),
     head: [DeviceCsr; 3],
     template: Option<[DeviceCsr; 3]>,
+    /// Per challenge, the offset of the prefix's moving range (zeros without one); at least
+    /// one element.
+    offsets: DeviceBuffer<u32>,
     table: DeviceBuffer<u32>,
     pow2: DeviceBuffer<u32>,
     /// Aux variables of the A query (the inputs come first, from the host).
@@ -70,10 +75,25 @@ const CLASS_SHIFT: u32 = 30;
 const PAYLOAD: u32 = (1 << CLASS_SHIFT) - 1;
 const INPUT: u32 = 1 << 31;
 
+/// How a block's columns are shifted at most: inputs at or past `inputs_from` by up to
+/// `inputs_by`, aux at or past `aux_from` by up to `aux_by`, aux in `moving` (below
+/// `aux_from`) by up to `moving_by`.
+#[derive(Clone, Copy, Debug, Default)]
+struct MaxShift {
+    inputs_from: usize,
+    inputs_by: usize,
+    aux_from: usize,
+    aux_by: usize,
+    moving: (usize, usize),
+    moving_by: usize,
+}
+
 /// Checks one matrix's terms: row pointers non-decreasing up to the term count, columns (after
-/// the last challenge's shift) below the counts, codes that name a power of two or a table entry.
-fn check_csr(m: &Csr, shift: [usize; 4], counts: Counts, table: usize, what: &str) -> std::result::Result<(), String> {
-    let [ifrom, iper, afrom, aper] = shift;
+/// the last challenge's shift, or the largest offset in the moving range) below the counts,
+/// codes that name a power of two or a table entry.
+fn check_csr(m: &Csr, shift: MaxShift, counts: Counts, table: usize, what: &str) -> std::result::Result<(), String> {
+    let MaxShift { inputs_from: ifrom, inputs_by: iper, aux_from: afrom, aux_by: aper, moving: (lo, hi), moving_by } =
+        shift;
     if m.row_ptr.first() != Some(&0) || m.row_ptr.last().map(|&e| e as usize) != Some(m.cols.len()) {
         return Err(format!("{what}: row pointers do not span the terms"));
     }
@@ -86,7 +106,14 @@ fn check_csr(m: &Csr, shift: [usize; 4], counts: Counts, table: usize, what: &st
             (if i >= ifrom { i + iper } else { i }) < counts.inputs
         } else {
             let i = col as usize;
-            (if i >= afrom { i + aper } else { i }) < counts.aux
+            let moved = if i >= afrom {
+                i + aper
+            } else if lo <= i && i < hi {
+                i + moving_by
+            } else {
+                i
+            };
+            moved < counts.aux
         };
         let (class, pay) = (code >> CLASS_SHIFT, (code & PAYLOAD) as usize);
         let ok_code = match class {
@@ -125,18 +152,38 @@ impl DeviceShape {
             return Err(GpuError::Invalid(format!("compiled shape {}: too many variables for 32-bit columns", c.stem)));
         }
         let last = c.challenges.saturating_sub(1);
-        let t_shift = [c.prefix.inputs, last * c.per.inputs, c.prefix.aux, last * c.per.aux];
-        let check = |b: &Block, shift: [usize; 4], name: &str| {
+        let invalid = |e: String| GpuError::Invalid(format!("compiled shape {}: {e}", c.stem));
+        let moving = &c.moving;
+        if !moving.is_empty() && (moving.offsets.len() < c.challenges || moving.hi > c.prefix.aux) {
+            return Err(invalid(format!(
+                "a moving range {}..{} with offsets for {} of {} challenges",
+                moving.lo,
+                moving.hi,
+                moving.offsets.len(),
+                c.challenges
+            )));
+        }
+        let t_shift = MaxShift {
+            inputs_from: c.prefix.inputs,
+            inputs_by: last * c.per.inputs,
+            aux_from: c.prefix.aux,
+            aux_by: last * c.per.aux,
+            moving: (moving.lo, moving.hi),
+            moving_by: moving.max_offset(c.challenges) as usize,
+        };
+        let check = |b: &Block, shift: MaxShift, name: &str| {
             b.m.iter()
                 .zip(["A", "B", "C"])
                 .try_for_each(|(m, n)| check_csr(m, shift, counts, c.table.len(), &format!("{name} {n}")))
         };
-        check(&c.head, [0; 4], "head").map_err(|e| GpuError::Invalid(format!("compiled shape {}: {e}", c.stem)))?;
+        check(&c.head, MaxShift::default(), "head").map_err(invalid)?;
         let has_template = c.challenges > 0 && c.template.rows > 0;
         if has_template {
-            check(&c.template, t_shift, "template")
-                .map_err(|e| GpuError::Invalid(format!("compiled shape {}: {e}", c.stem)))?;
+            check(&c.template, t_shift, "template").map_err(invalid)?;
         }
+        // One offset per challenge the template launch covers (grid.y), zeros without a range.
+        let offsets: Vec<u32> =
+            (0..c.challenges.max(1)).map(|j| if j < c.challenges { moving.offset(j) } else { 0 }).collect();
         let head = [0, 1, 2].map(|m| upload_csr(gpu, &c.head.m[m], c.head.rows));
         let [ha, hb, hc] = head;
         let template = if has_template {
@@ -152,6 +199,7 @@ impl DeviceShape {
             key: (c.stem.clone(), c.challenges),
             head: [ha?, hb?, hc?],
             template,
+            offsets: gpu.upload(&offsets)?,
             table,
             pow2: gpu.upload(scalar_words(pow2_values()))?,
             a_aux: gpu.upload(&nonempty(aux_index(&d.a_aux)))?,
@@ -187,7 +235,7 @@ impl DeviceShape {
         let t: u64 = self.template.iter().flatten().map(csr).sum();
         self.head.iter().map(csr).sum::<u64>()
             + t
-            + (self.table.bytes() + self.pow2.bytes()) as u64
+            + (self.offsets.bytes() + self.table.bytes() + self.pow2.bytes()) as u64
             + (self.a_aux.bytes() + self.b_aux.bytes()) as u64
     }
 }
@@ -306,15 +354,16 @@ pub fn evaluate_into(
     if m == Matrix::A {
         gpu.upload_slice_into(out, n.rows * 8, scalar_words(&w.inputs))?;
     }
-    let per = &c.per;
+    let (per, moving) = (&c.per, &c.moving);
+    // (block, first row, row stride, challenges, shift: inputs from/per, aux from/per, moving lo/hi)
     let launches =
-        [(&shape.head, 0usize, 0usize, 1usize, [0usize; 4])].into_iter().chain(shape.template.as_ref().map(|t| {
+        [(&shape.head, 0usize, 0usize, 1usize, [0usize; 6])].into_iter().chain(shape.template.as_ref().map(|t| {
             (
                 t,
                 c.prefix.constraints,
                 per.constraints,
                 c.challenges,
-                [c.prefix.inputs, per.inputs, c.prefix.aux, per.aux],
+                [c.prefix.inputs, per.inputs, c.prefix.aux, per.aux, moving.lo, moving.hi],
             )
         }));
     for (block, first, stride, challenges, shift) in launches {
@@ -334,6 +383,7 @@ pub fn evaluate_into(
             fmask: w.fmask.view(),
             frank: w.frank.view(),
             fields: w.fields.view(),
+            offsets: shape.offsets.view(),
             rows: csr.rows as u32,
             out_first: first as u32,
             out_stride: stride as u32,
@@ -341,12 +391,51 @@ pub fn evaluate_into(
             inputs_per: shift[1] as u32,
             aux_from: shift[2] as u32,
             aux_per: shift[3] as u32,
+            moving_lo: shift[4] as u32,
+            moving_hi: shift[5] as u32,
         };
         let grid = Grid { x: grid_for(csr.rows), y: challenges as u32 };
         // SAFETY: the block was checked against the shape's counts when it was uploaded
-        // (DeviceShape::upload: row pointers, shifted columns, codes), and the witness
-        // against the same counts (DeviceWitness::upload), with frank computed from fmask.
+        // (DeviceShape::upload: row pointers, shifted columns, the moving range moved by its
+        // largest offset, codes), and the witness against the same counts
+        // (DeviceWitness::upload), with frank computed from fmask; the offsets cover the
+        // challenges (the launcher checks grid.y of them).
         unsafe { k.rows().launch(&gpu.stream, grid, BLOCK, &args)? };
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A template's aux column in the prefix's moving range is checked where the largest offset
+    /// puts it; one outside the range stays, one of the challenge moves by the last challenge's
+    /// shift.
+    #[test]
+    fn a_moving_column_is_checked_at_the_largest_offset() {
+        // aux 5 (in the range 4..8), aux 12 (prefix, outside it), aux 25 (the challenge's)
+        let m = Csr { row_ptr: vec![0, 3], cols: vec![5, 12, 25], codes: vec![0, 0, 0] };
+        let counts = Counts { inputs: 1, aux: 40, rows: 1, a_aux: 0, b_aux: 0 };
+        let shift = |moving_by, aux_by| MaxShift {
+            inputs_from: 1,
+            aux_from: 20,
+            aux_by,
+            moving: (4, 8),
+            moving_by,
+            ..MaxShift::default()
+        };
+        assert_eq!(check_csr(&m, shift(34, 14), counts, 0, "template A"), Ok(()));
+        assert_eq!(
+            check_csr(&m, shift(35, 14), counts, 0, "template A"),
+            Err("template A: term column 0x5 code 0x0 out of range".into())
+        );
+        assert_eq!(
+            check_csr(&m, shift(34, 15), counts, 0, "template A"),
+            Err("template A: term column 0x19 code 0x0 out of range".into())
+        );
+        // Without a range aux 5 stays where it is, whatever the offset.
+        let still = MaxShift { moving: (0, 0), ..shift(1000, 14) };
+        assert_eq!(check_csr(&m, still, counts, 0, "template A"), Ok(()));
+    }
 }

@@ -1921,6 +1921,9 @@ pub struct EvalRowsArgs<'a> {
     /// The field elements' values, in aux order.
     /// (reads elements its device data index; the launcher checks 0)
     pub fields: DeviceSlice<'a, u32>,
+    /// Per challenge j < grid.y: the offset of the prefix's moving range (offsets[0] = 0).
+    /// (reads grid_y elements)
+    pub offsets: DeviceSlice<'a, u32>,
     pub rows: u32,
     pub out_first: u32,
     pub out_stride: u32,
@@ -1928,6 +1931,8 @@ pub struct EvalRowsArgs<'a> {
     pub inputs_per: u32,
     pub aux_from: u32,
     pub aux_per: u32,
+    pub moving_lo: u32,
+    pub moving_hi: u32,
 }
 
 /// Launcher of eval_rows.
@@ -1953,6 +1958,7 @@ impl EvalRows {
         Param { name: "fmask", width: Width::U64 },
         Param { name: "frank", width: Width::U64 },
         Param { name: "fields", width: Width::U64 },
+        Param { name: "offsets", width: Width::U64 },
         Param { name: "rows", width: Width::U32 },
         Param { name: "outFirst", width: Width::U32 },
         Param { name: "outStride", width: Width::U32 },
@@ -1960,6 +1966,8 @@ impl EvalRows {
         Param { name: "inputsPer", width: Width::U32 },
         Param { name: "auxFrom", width: Width::U32 },
         Param { name: "auxPer", width: Width::U32 },
+        Param { name: "movingLo", width: Width::U32 },
+        Param { name: "movingHi", width: Width::U32 },
     ];
 
     /// The kernel, for attribute queries (registers, occupancy).
@@ -1972,23 +1980,30 @@ impl EvalRows {
     ///
     /// Launch rules:
     /// - row indices fit 32 bits: `((out_first + (out_stride * (grid_y - 1))) + rows) <= 4294967296`
+    /// - the moving range is a range: `moving_lo <= moving_hi`
+    /// - the moving range lies in the prefix, below the shifted aux: `moving_hi <= aux_from`
     ///
     /// # Safety
     /// rowPtr, cols and codes are a compiled block checked on the host when it was uploaded
     /// (row pointers non-decreasing up to the term count; every column, shifted for the last
-    /// challenge, below the input and aux counts of the witness; every code's index below pow2's
-    /// or the table's length), and bits, fmask, frank, fields and inputs hold a packed witness of
-    /// those counts (frank from fmask).
+    /// challenge or, in the moving range, by the largest offset, below the input and aux counts
+    /// of the witness; every code's index below pow2's or the table's length), and bits, fmask,
+    /// frank, fields and inputs hold a packed witness of those counts (frank from fmask).
     pub unsafe fn launch(&self, stream: &Arc<Stream>, grid: Grid, block_dim: u32, a: &EvalRowsArgs<'_>) -> Result<()> {
         let name = self.kernel.name();
         let rows = u128::from(a.rows);
         let out_first = u128::from(a.out_first);
         let out_stride = u128::from(a.out_stride);
+        let aux_from = u128::from(a.aux_from);
+        let moving_lo = u128::from(a.moving_lo);
+        let moving_hi = u128::from(a.moving_hi);
         let (grid_x, grid_y) = (u128::from(grid.x), u128::from(grid.y));
         let block = u128::from(block_dim);
         let shared = 0;
         rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
         rule(name, add(add(out_first, mul(out_stride, sub(grid_y, 1))), rows) <= 4294967296, "row indices fit 32 bits")?;
+        rule(name, moving_lo <= moving_hi, "the moving range is a range")?;
+        rule(name, moving_hi <= aux_from, "the moving range lies in the prefix, below the shifted aux")?;
         need(name, "out", &a.out, mul(8, add(add(out_first, mul(out_stride, sub(grid_y, 1))), rows)), 16)?;
         need(name, "rowPtr", &a.row_ptr, add(rows, 1), 4)?;
         need(name, "cols", &a.cols, 0, 4)?;
@@ -2000,6 +2015,7 @@ impl EvalRows {
         need(name, "fmask", &a.fmask, 0, 4)?;
         need(name, "frank", &a.frank, 0, 4)?;
         need(name, "fields", &a.fields, 0, 16)?;
+        need(name, "offsets", &a.offsets, grid_y, 4)?;
         let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
         let args = [
             a.out.arg(stream),
@@ -2013,6 +2029,7 @@ impl EvalRows {
             a.fmask.arg(stream),
             a.frank.arg(stream),
             a.fields.arg(stream),
+            a.offsets.arg(stream),
             Arg::U32(a.rows),
             Arg::U32(a.out_first),
             Arg::U32(a.out_stride),
@@ -2020,16 +2037,18 @@ impl EvalRows {
             Arg::U32(a.inputs_per),
             Arg::U32(a.aux_from),
             Arg::U32(a.aux_per),
+            Arg::U32(a.moving_lo),
+            Arg::U32(a.moving_hi),
         ];
         check_widths(name, &args, Self::PARAMS)?;
         // SAFETY: the kernel touches out[..8 * ((out_first + (out_stride * (grid_y - 1))) + rows)],
-        // rowPtr[..rows + 1], pow2[..2040], and cols, codes, table, inputs, bits, fmask, frank,
-        // fields where its device data points, no more (its contract); every length, the alignment
-        // and the launch rules were checked above. Each slice borrows a live device buffer that is
-        // freed in stream order after the streams that used it (`arg` records this one), and `args`
-        // holds one u64 per buffer and one u32 per scalar in the order of the .entry's parameters
-        // (check_widths). The indices it reads from device memory are in range: this function's
-        // precondition.
+        // rowPtr[..rows + 1], pow2[..2040], offsets[..grid_y], and cols, codes, table, inputs,
+        // bits, fmask, frank, fields where its device data points, no more (its contract); every
+        // length, the alignment and the launch rules were checked above. Each slice borrows a live
+        // device buffer that is freed in stream order after the streams that used it (`arg` records
+        // this one), and `args` holds one u64 per buffer and one u32 per scalar in the order of the
+        // .entry's parameters (check_widths). The indices it reads from device memory are in range:
+        // this function's precondition.
         unsafe { self.kernel.launch(stream, geometry, &args) }
     }
 }
