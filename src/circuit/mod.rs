@@ -18,6 +18,12 @@
 //! - [`window`]  — recording one circuit's challenges on many cores into one recording,
 //!   identical to the sequential one; [`witness_window`] and [`r1cs_window`] are its two
 //!   recorders, [`porep_windows`] the PoRep partition cut into prefix and challenges.
+//!
+//! The tests check the circuits' own synthesis (windows against sequential, the transcribed
+//! R1CS against the crate's, the native witness against the gadgets). `window_tests`,
+//! `post_tests` and `snap_tests` are `pub(crate)` under `cfg(test)`: the compiled constraints'
+//! tests take their synthetic inputs, the native witness held to the synthesis and the
+//! comparison of assignments from them (constraints import circuit, never the reverse).
 pub mod density;
 pub mod kind;
 pub mod native_check;
@@ -28,18 +34,18 @@ pub mod porep_windows;
 pub mod post;
 pub mod post_span;
 #[cfg(test)]
-mod post_tests;
+pub(crate) mod post_tests;
 pub mod post_windows;
 pub mod r1cs;
 pub mod r1cs_window;
 pub mod snap;
 pub mod snap_sample;
 #[cfg(test)]
-mod snap_tests;
+pub(crate) mod snap_tests;
 pub mod snap_windows;
 pub mod window;
 #[cfg(test)]
-mod window_tests;
+pub(crate) mod window_tests;
 pub mod witness;
 pub mod witness_window;
 

@@ -9,6 +9,9 @@
 //! blank sector beside the vanilla checks: [`super::post_span`]), so every sector's window
 //! starts at once: a 2KiB WindowPoSt partition has two sectors, and learning the span from the
 //! first would leave one core idle.
+//!
+//! [`record_post`] and [`record_post_sample`] record a blank partition's R1CS, whole or cut to its
+//! first circuit sectors, which the compiled constraints are made from.
 use std::ops::Range;
 
 use anyhow::{anyhow, Result};
@@ -109,7 +112,7 @@ where
 }
 
 /// Records the R1CS of a blank PoSt partition cut to its first `sectors` circuit sectors, and
-/// where they lie (the prefix is ONE alone): what [`crate::constraints::compile_post`] compiles.
+/// where they lie (the prefix is ONE alone): what the constraints' `compile_post` compiles.
 pub fn record_post_sample(registered: RegisteredPoStProof, sectors: usize) -> Result<Sample> {
     with_shape!(size_of(registered), sample_with, registered, sectors)
 }

@@ -53,7 +53,7 @@ static CONSTRAINTS: Mutex<Vec<(PorepKind, usize)>> = Mutex::new(Vec::new());
 
 /// Constraints of one partition (its input constraints included) as measured, 2KiB checked by
 /// the tests: the first partition a process synthesizes allocates its vectors once too.
-pub(super) fn measured_constraints(size: PorepKind) -> Option<usize> {
+pub(crate) fn measured_constraints(size: PorepKind) -> Option<usize> {
     match size {
         PorepKind::S2KiB => Some(1_705_044),
         _ => None,

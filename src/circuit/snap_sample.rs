@@ -1,7 +1,7 @@
-//! The R1CS of a blank SnapDeals partition for the compiled constraints: whole (what
-//! [`crate::constraints::compile_snap`] compiles) or cut to its prefix and first challenges (what
-//! the tests compile to check the first challenges of a large partition), both recorded with the
-//! windows of [`super::snap_windows`].
+//! The R1CS of a blank SnapDeals partition for the compiled constraints: whole (what the
+//! constraints' `compile_snap` compiles) or cut to its prefix and first challenges (what the
+//! constraints' tests compile to check the first challenges of a large partition), both recorded
+//! with the windows of [`super::snap_windows`].
 use anyhow::{anyhow, Result};
 use bellperson::ConstraintSystem;
 use blstrs::Scalar as Fr;
@@ -31,9 +31,9 @@ where
 
 /// Records the R1CS of a blank SnapDeals partition of `size` cut to its prefix and first
 /// `challenges` challenges, and where they lie. Its challenges do not repeat one another as a
-/// compiled template must (each reads its own bits in the prefix: see
-/// [`crate::constraints::compile_snap`]), so this is the cut the tests compile whole to check
-/// the first challenges of a large partition.
+/// compiled template must (each reads its own bits in the prefix: see the constraints'
+/// `compile_snap`), so this is the cut the tests compile whole to check the first challenges of a
+/// large partition.
 pub fn record_snap_sample(size: PorepKind, challenges: usize) -> Result<Sample> {
     with_shape!(size, sample_with, size, challenges)
 }

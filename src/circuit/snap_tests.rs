@@ -1,18 +1,19 @@
-//! The SnapDeals partition as [`super::snap_windows`] synthesizes it (the crate's circuit
-//! transcribed, its challenges in parallel windows) against storage-proofs-update's own
-//! `EmptySectorUpdateCircuit::synthesize`: the same witness (inputs, aux, A·z, B·z, C·z,
+//! The SnapDeals partition's own synthesis: as [`super::snap_windows`] synthesizes it (the
+//! crate's circuit transcribed, its challenges in parallel windows) against storage-proofs-update's
+//! own `EmptySectorUpdateCircuit::synthesize`: the same witness (inputs, aux, A·z, B·z, C·z,
 //! densities) on a synthetic 2KiB update, and the same R1CS (every row, column and coefficient)
 //! from the blank 2KiB and 8MiB circuits (8MiB: four partitions, so partition bits, a partition
 //! path and `h` = 10 of six high-bit choices). Then the native witness against the crate's
-//! synthesis and the compiled constraints evaluated at it against the synthesis's A·z, B·z,
-//! C·z and densities: whole 2KiB partitions, an 8MiB partition, and the prefix and first
-//! challenges of 512MiB, 32GiB and 64GiB partitions (`time_snap_native`, ignored, checks whole
-//! partitions of every size but 64GiB).
+//! synthesis: whole 2KiB partitions and an 8MiB partition. The synthetic updates, the native
+//! witness held to the synthesis (whole partitions, and a partition's prefix and first
+//! challenges, which the compiled constraints' tests check on 512MiB, 32GiB and 64GiB) and the
+//! namespace of a differing aux are `pub(crate)` for the compiled constraints' SnapDeals tests,
+//! which evaluate at them.
 use std::path::Path;
 
 use bellperson::{Circuit, ConstraintSystem};
 use blstrs::Scalar;
-use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB, SectorShape64GiB, SectorShape8MiB};
+use filecoin_proofs::{SectorShape2KiB, SectorShape8MiB};
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
@@ -21,16 +22,15 @@ use storage_proofs_update::{EmptySectorUpdate, EmptySectorUpdateCompound};
 use super::native_check::{first_difference, Difference, Locate};
 use super::r1cs::{R1cs, R1csCs};
 use super::snap::{measured_constraints, public_params, SnapCircuits};
-use super::snap_sample::record_snap_sample;
 use super::snap_windows::{challenge_span, synthesize_first, synthesize_windows};
 use super::window::Span;
 use super::window_tests::{assert_same_assignment, assert_same_r1cs};
 use super::witness::{Assignment, WitnessCs};
 use super::{ProofCircuits, ProofStatement};
-use crate::constraints::{compile_snap, evaluate, Compiled, Mismatch, SAMPLED};
 use crate::input::{PorepKind, SnapInput};
 use crate::synth::snap::synth_snap;
 use crate::witness::snap::{snap_challenge, snap_prefix, SnapShape};
+use crate::witness::PackedWitness;
 
 fn circuits_2kib(seed: u64) -> SnapCircuits<SectorShape2KiB> {
     let bytes = synth_snap(PorepKind::S2KiB, seed).unwrap();
@@ -115,7 +115,8 @@ fn snap_r1cs_8mib_transcribed_equals_the_crates() {
     assert_same_r1cs(&got, &want, "8MiB update circuit");
 }
 
-fn circuits_of<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+/// The circuits of a synthetic update of `size`.
+pub(crate) fn circuits_of<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     size: PorepKind,
     seed: u64,
 ) -> SnapCircuits<Tree> {
@@ -125,7 +126,7 @@ fn circuits_of<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
 }
 
 /// `d`, with the crate's namespace path of the aux variable where it lies.
-fn located<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+pub(crate) fn located<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     circuits: &SnapCircuits<Tree>,
     k: usize,
     d: &Difference,
@@ -136,64 +137,48 @@ fn located<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     format!("partition {k}: {d}, allocated at {}", cs.found.as_deref().unwrap_or("(beyond the gadgets)"))
 }
 
-/// Whole partition `k` natively against the crate's synthesis (in windows, which the tests above
-/// hold to the crate's), and the compiled constraints evaluated at the native witness.
-fn check_partition<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+/// Whole partition `k` natively and by the crate's synthesis (in windows, which the tests above
+/// hold to the crate's), held equal variable for variable; both, for the compiled constraints to
+/// evaluate at the native witness and be compared with the synthesis.
+pub(crate) fn native_and_synthesis<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     circuits: &SnapCircuits<Tree>,
-    compiled: &Compiled,
     k: usize,
     what: &str,
-) {
+) -> (PackedWitness, Assignment) {
     let native = circuits.native_witness(k).expect("SnapDeals has a native witness").unwrap();
     let want = circuits.synthesize_partition(k, true).unwrap();
     if let Some(d) = first_difference(&native, &want) {
         panic!("{what}: {}", located(circuits, k, &d));
     }
-    assert_same_assignment(&evaluate(compiled, &native).unwrap(), &want, &format!("{what} partition {k}"));
+    (native, want)
 }
 
-/// Whole 2KiB partitions: the native witness is the crate's synthesis variable for variable, and
-/// the compiled constraints evaluated at it give the synthesis's A·z, B·z, C·z and densities.
+/// Whole 2KiB partitions: the native witness is the crate's synthesis variable for variable.
 #[test]
-fn snap_native_witness_and_compiled_constraints_equal_synthesis_2kib() {
-    let c = compile_snap(PorepKind::S2KiB).unwrap();
+fn snap_native_witness_equals_synthesis_2kib() {
     for seed in [3, 12] {
         let circuits = circuits_2kib(seed);
         for k in 0..circuits.num_partitions() {
-            check_partition(&circuits, &c, k, &format!("2KiB seed {seed}"));
+            native_and_synthesis(&circuits, k, &format!("2KiB seed {seed}"));
         }
     }
 }
 
 /// A whole 8MiB partition (the last of four: partition bits 11, a partition path of two levels).
 #[test]
-fn snap_native_witness_and_compiled_constraints_equal_synthesis_8mib() {
+fn snap_native_witness_equals_synthesis_8mib() {
     let circuits = circuits_of::<SectorShape8MiB>(PorepKind::S8MiB, 21);
-    check_partition(&circuits, &compile_snap(PorepKind::S8MiB).unwrap(), 3, "8MiB");
+    native_and_synthesis(&circuits, 3, "8MiB");
 }
 
-/// Challenge 1 reads other prefix columns than challenge 0 (its own bits of the digest), so the
-/// challenges cannot share a template, and the compiled shape is the partition up to its last
-/// challenge with that challenge after it.
-#[test]
-fn snap_challenges_read_their_own_prefix_bits_so_the_partition_compiles_whole() {
-    let s = record_snap_sample(PorepKind::S2KiB, SAMPLED).unwrap();
-    let e = Compiled::from_sample(&s.r1cs, s.prefix, s.per, s.challenges, s.partition_challenges, s.stem.clone())
-        .unwrap_err();
-    let m = e.downcast_ref::<Mismatch>().unwrap_or_else(|| panic!("not a mismatch: {e:#}"));
-    assert_eq!(m.challenge, 1, "{m}");
-    let c = compile_snap(PorepKind::S2KiB).unwrap();
-    assert_eq!(c.challenges, 1);
-    assert_eq!(c.per, s.per, "the template is one challenge");
-    assert_eq!(c.prefix.aux, s.prefix.aux + (s.partition_challenges - 1) * s.per.aux);
-    assert_eq!(c.circuit_constraints(), s.prefix.constraints + s.partition_challenges * s.per.constraints);
-    assert_eq!(c.num_constraints(), measured_constraints(PorepKind::S2KiB).unwrap());
-}
-
-/// Partition `k`'s prefix and first `n` challenges of a synthetic update of `size`: natively
-/// equal to the crate's gadgets, and the blank partition cut the same way and compiled whole
-/// evaluates at the native witness to what the gadgets record.
-fn check_first_challenges<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(size: PorepKind, k: usize, n: usize) {
+/// Partition `k`'s prefix and first `n` challenges of a synthetic update of `size` (seed 21),
+/// natively and by the crate's gadgets, held equal variable for variable; both. The compiled
+/// constraints' test runs it on 512MiB, 32GiB and 64GiB partitions, once.
+pub(crate) fn first_challenges<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+    size: PorepKind,
+    k: usize,
+    n: usize,
+) -> (PackedWitness, Assignment) {
     let circuits = circuits_of::<Tree>(size, 21);
     let shape = SnapShape::of(&public_params(size));
     let plain = circuits.plain_partition(k).unwrap();
@@ -206,108 +191,5 @@ fn check_first_challenges<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>
     if let Some(d) = first_difference(&native, &want) {
         panic!("{size:?}: {}", located(&circuits, k, &d));
     }
-    let s = record_snap_sample(size, n).unwrap();
-    let c = Compiled::full(&s.r1cs, s.stem).unwrap();
-    assert_same_assignment(&evaluate(&c, &native).unwrap(), &want, &format!("{size:?} partition {k}, {n} challenges"));
-}
-
-/// The prefix and first challenges of a 512MiB partition (16 partitions, 86 challenges), of a
-/// 32GiB one (trees R 8-8-0) and of a 64GiB one (8-8-2).
-#[test]
-fn snap_native_witness_of_512mib_32gib_and_64gib_challenges_equals_synthesis() {
-    check_first_challenges::<SectorShape512MiB>(PorepKind::S512MiB, 5, 2);
-    check_first_challenges::<SectorShape32GiB>(PorepKind::S32GiB, 9, 2);
-    check_first_challenges::<SectorShape64GiB>(PorepKind::S64GiB, 15, 1);
-}
-
-/// CPU time of the whole process, all threads (Linux: `/proc/self/stat`, clock ticks of 10 ms).
-fn process_cpu() -> std::time::Duration {
-    let s = std::fs::read_to_string("/proc/self/stat").unwrap();
-    let fields: Vec<&str> = s.rsplit(')').next().unwrap().split_whitespace().collect();
-    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-    std::time::Duration::from_millis(ticks * 10)
-}
-
-/// An assignment's inputs and densities, and digests of its aux and of A·z, B·z, C·z.
-#[derive(PartialEq)]
-struct Fingerprint {
-    inputs: Vec<Scalar>,
-    digests: Vec<[u8; 32]>,
-    densities: [super::Density; 3],
-}
-
-impl Fingerprint {
-    fn of(a: &Assignment) -> Self {
-        use ff::PrimeField;
-        use rayon::prelude::*;
-        use sha2::{Digest, Sha256};
-        let digest = |v: &[Scalar]| -> [u8; 32] {
-            let parts: Vec<[u8; 32]> = v
-                .par_chunks(1 << 20)
-                .map(|c| c.iter().fold(Sha256::new(), |h, x| h.chain_update(x.to_repr())).finalize().into())
-                .collect();
-            parts.iter().fold(Sha256::new(), |h, p| h.chain_update(p)).finalize().into()
-        };
-        Fingerprint {
-            inputs: a.inputs.clone(),
-            digests: [&a.aux, &a.a, &a.b, &a.c].map(|v| digest(v)).to_vec(),
-            densities: [a.a_aux_density.clone(), a.b_input_density.clone(), a.b_aux_density.clone()],
-        }
-    }
-}
-
-/// Times the native witness (`runs` times), the gadget synthesis and the compiled constraints'
-/// evaluation of the last partition of a synthetic update, checking that they agree.
-fn time_partition<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(size: PorepKind, runs: u32) {
-    use std::time::Instant;
-    let circuits = circuits_of::<Tree>(size, 21);
-    let k = circuits.num_partitions() - 1;
-    fn clock<T>(f: impl FnOnce() -> T) -> (T, std::time::Duration, std::time::Duration) {
-        let (wall, cpu) = (Instant::now(), process_cpu());
-        let out = f();
-        (out, wall.elapsed(), process_cpu() - cpu)
-    }
-    let (native, wall, cpu) = clock(|| (0..runs).fold(None, |_, _| Some(circuits.native_witness(k).unwrap().unwrap())));
-    let (native, native_wall, native_cpu) = (native.unwrap(), wall / runs, cpu / runs);
-    let (want, gadget_wall, gadget_cpu) = clock(|| circuits.synthesize_partition(k, true).unwrap());
-    if let Some(d) = first_difference(&native, &want) {
-        panic!("{size:?}: {}", located(&circuits, k, &d));
-    }
-    // One assignment at a time: a 32GiB partition's is over 10 GB.
-    let want = {
-        let print = Fingerprint::of(&want);
-        drop(want);
-        print
-    };
-    let (c, compile_wall, _) = clock(|| compile_snap(size).unwrap());
-    let (got, eval_wall, eval_cpu) = clock(|| evaluate(&c, &native).unwrap());
-    assert!(Fingerprint::of(&got) == want, "{size:?}: the compiled constraints evaluate to another assignment");
-    eprintln!(
-        "{} partition {k} on {} threads: native witness {native_wall:.2?} wall / {native_cpu:.2?} CPU ({} aux, {} \
-         field elements), compiled constraints evaluated on the CPU {eval_wall:.2?} / {eval_cpu:.2?}; gadget \
-         synthesis in windows {gadget_wall:.2?} / {gadget_cpu:.2?}; compiling the shape {compile_wall:.2?} wall \
-         ({} MB)",
-        size.name(),
-        rayon::current_num_threads(),
-        native.aux.len(),
-        native.aux.fields().len(),
-        c.bytes() >> 20
-    );
-}
-
-/// Native witness against gadget synthesis for the last partition of a synthetic update
-/// (`FILSNARK_TIME_SIZE` 2KiB, the default, 8MiB, 512MiB or 32GiB; `FILSNARK_TIME_RUNS` native
-/// runs, default 5), with the compiled constraints' CPU evaluation; the whole partition is
-/// checked too (native = gadgets, evaluation = synthesis), which CI does only below 32GiB.
-/// `cargo test --release --lib time_snap_native -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn time_snap_native() {
-    let runs: u32 = std::env::var("FILSNARK_TIME_RUNS").map_or(5, |s| s.parse().unwrap());
-    match std::env::var("FILSNARK_TIME_SIZE").as_deref().unwrap_or("2KiB") {
-        "8MiB" => time_partition::<SectorShape8MiB>(PorepKind::S8MiB, runs),
-        "512MiB" => time_partition::<SectorShape512MiB>(PorepKind::S512MiB, runs),
-        "32GiB" => time_partition::<SectorShape32GiB>(PorepKind::S32GiB, runs),
-        _ => time_partition::<SectorShape2KiB>(PorepKind::S2KiB, runs),
-    }
+    (native, want)
 }

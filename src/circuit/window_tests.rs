@@ -1,6 +1,8 @@
 //! Parallel recording ([`super::window`]) against sequential recording: a toy circuit whose
 //! challenges meet new coefficients in an order that needs renumbering and mark densities at
 //! offsets off word boundaries, then the PoRep partitions of synthetic c1s and the PoRep R1CS.
+//! Its comparison of two assignments, field by field, is `pub(crate)`: the compiled constraints'
+//! PoSt and SnapDeals tests compare their evaluation with the synthesis by it.
 use bellperson::{ConstraintSystem, SynthesisError};
 use blstrs::Scalar;
 use filecoin_proofs::{SectorShape2KiB, SectorShape8MiB};
@@ -55,7 +57,7 @@ impl ChallengeCircuit for Toy {
     }
 }
 
-pub(super) fn assert_same_assignment(got: &Assignment, want: &Assignment, what: &str) {
+pub(crate) fn assert_same_assignment(got: &Assignment, want: &Assignment, what: &str) {
     assert_eq!(got.inputs, want.inputs, "{what}: inputs");
     assert_eq!(got.aux.len(), want.aux.len(), "{what}: aux count");
     assert!(got.aux == want.aux, "{what}: aux values");

@@ -15,6 +15,11 @@
 //!   `~/.cache/filsnark/constraints`) and in memory; [`format`] is its file.
 //! - [`eval`] computes A·z, B·z, C·z on the CPU: the `Assignment` gadget synthesis makes.
 //!
+//! The tests (`tests`: a toy circuit and PoRep; `post_tests`, `snap_tests`: PoSt and SnapDeals;
+//! `cache_tests`: the cache) compile shapes and evaluate them against the circuits' synthesis,
+//! taking synthetic inputs and native witnesses from the circuit's tests (constraints import
+//! circuit, never the reverse).
+//!
 //! # The layout (what a GPU evaluator uploads)
 //!
 //! Every array is `u32` except the table. A *block* (head or template) holds, for each of A, B
@@ -55,6 +60,10 @@ pub mod compiled;
 pub mod eval;
 pub mod format;
 mod limbs;
+#[cfg(test)]
+mod post_tests;
+#[cfg(test)]
+mod snap_tests;
 pub mod template;
 #[cfg(test)]
 mod tests;
