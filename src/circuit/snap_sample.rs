@@ -1,7 +1,7 @@
 //! The R1CS of a blank SnapDeals partition for the compiled constraints: whole (what the
-//! constraints' `compile_snap` compiles) or cut to its prefix and first challenges (what the
-//! constraints' tests compile to check the first challenges of a large partition), both recorded
-//! with the windows of [`super::snap_windows`].
+//! constraints' `compile_snap` compiles, every challenge checked against the template) or cut
+//! to its prefix and first challenges (what the constraints' tests compile to check the first
+//! challenges of a large partition), both recorded with the windows of [`super::snap_windows`].
 use anyhow::{anyhow, Result};
 use bellperson::ConstraintSystem;
 use blstrs::Scalar as Fr;
@@ -9,10 +9,9 @@ use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
 use storage_proofs_update::EmptySectorUpdateCircuit;
 
-use super::r1cs::{R1cs, R1csCs, Sample};
+use super::r1cs::{R1csCs, Sample};
 use super::snap::{public_params, stem_of};
 use super::snap_windows::{challenge_span, synthesize_first, synthesize_windows};
-use super::window::Span;
 use crate::input::proof_type::with_shape;
 use crate::input::PorepKind;
 
@@ -30,31 +29,31 @@ where
 }
 
 /// Records the R1CS of a blank SnapDeals partition of `size` cut to its prefix and first
-/// `challenges` challenges, and where they lie. Its challenges do not repeat one another as a
-/// compiled template must (each reads its own bits in the prefix: see the constraints'
-/// `compile_snap`), so this is the cut the tests compile whole to check the first challenges of a
-/// large partition.
+/// `challenges` challenges, and where they lie. Its challenges repeat one another only with
+/// the prefix's moving range (each reads its own bits in the prefix: see the constraints'
+/// `compile_snap`), whose offsets this cut gives for its own challenges.
 pub fn record_snap_sample(size: PorepKind, challenges: usize) -> Result<Sample> {
     with_shape!(size, sample_with, size, challenges)
 }
 
-fn partition_with<Tree>(size: PorepKind) -> Result<(R1cs, Span, String)>
+fn partition_with<Tree>(size: PorepKind) -> Result<Sample>
 where
     Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>,
 {
     let pp = public_params(size);
-    let stem = stem_of::<Tree>(&pp);
+    let (stem, challenges) = (stem_of::<Tree>(&pp), pp.challenge_count);
     let per = challenge_span::<Tree>(&pp)?;
     let blank = EmptySectorUpdateCircuit::<Tree>::blank(pp);
     let mut cs = <R1csCs as ConstraintSystem<Fr>>::new();
     synthesize_windows(&blank, &mut cs, rayon::current_num_threads(), || Ok(None))
         .map_err(|e| anyhow!("blank synthesis of the {} update circuit failed: {e:#}", size.name()))?;
-    Ok((cs.finish()?, per, stem))
+    Sample::new(cs, challenges, per, challenges, stem)
 }
 
 /// Records the R1CS of a whole blank SnapDeals partition of `size`, its challenges in windows
-/// side by side (the crate's R1CS: `snap_tests`); returns it, what one challenge records
-/// (inputs, aux and constraints) and the parameter file stem.
-pub fn record_snap_partition(size: PorepKind) -> Result<(R1cs, Span, String)> {
+/// side by side (the crate's R1CS: `snap_tests`), as a sample of all its challenges: where the
+/// prefix and one challenge lie (inputs, aux and constraints; `per` is counted on a blank
+/// challenge, without non-zeros) and the parameter file stem.
+pub fn record_snap_partition(size: PorepKind) -> Result<Sample> {
     with_shape!(size, partition_with, size)
 }

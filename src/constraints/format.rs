@@ -16,8 +16,9 @@
 //! checksum, and then the structure (row pointers, columns, codes, the moving range and its
 //! offsets: [`Compiled::from_parts`]). Its errors name the file.
 //!
-//! Version 2 added the moving range (SnapDeals' template); a version 1 file (a SnapDeals shape
-//! kept whole, 4.3 GB at 32GiB) is refused by its version, and the cache compiles it again.
+//! Version 2 added the moving range (SnapDeals' template). A version 1 file (a SnapDeals shape
+//! kept whole, 4.3 GB at 32GiB) is refused by its version; the cache never opens one, its file
+//! names hashing the version, and compiles the shape again.
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;

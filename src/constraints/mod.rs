@@ -9,8 +9,11 @@
 //!   it in the head.
 //! - [`compile_post`] does the same for a PoSt partition, whose circuit sectors are its
 //!   challenges (no prefix beyond ONE).
-//! - [`compile_snap`] compiles a SnapDeals partition whole: its challenges read their bits
-//!   from the prefix at columns that differ per challenge, which no template repeats.
+//! - [`compile_snap`] records a whole blank SnapDeals partition and keeps its prefix and
+//!   challenge 0 as the template: its challenges read their bits from the prefix at columns
+//!   that differ per challenge, which the template's moving range maps with one offset per
+//!   challenge ([`template::Moving`]), derived from the recording and checked for every
+//!   challenge.
 //! - [`cache`] keeps a compiled shape on disk (`$FILSNARK_CACHE_DIR`, else
 //!   `~/.cache/filsnark/constraints`) and in memory; [`format`] is its file.
 //! - [`eval`] computes A·z, B·z, C·z on the CPU: the `Assignment` gadget synthesis makes.
@@ -43,7 +46,9 @@
 //! 2. for challenge `j` in `0 .. challenges`, rows `prefix.constraints + j·per.constraints + t`
 //!    for `t < per.constraints`: the template's row `t` with every column *shifted* — an input
 //!    `i ≥ prefix.inputs` becomes `i + j·per.inputs`, an aux `i ≥ prefix.aux` becomes
-//!    `i + j·per.aux`, the prefix's columns stay;
+//!    `i + j·per.aux`, an aux in the moving range `moving.lo ≤ i < moving.hi` (of the prefix;
+//!    empty but for SnapDeals) becomes `i + moving.offsets[j]` (u32, `offsets[0] = 0`), the
+//!    prefix's other columns stay;
 //! 3. one row per public input `i` (bellperson's `input_i · 0 = 0`): A·z = `input_i`, B·z =
 //!    C·z = 0 (not stored).
 //!
@@ -61,6 +66,8 @@ pub mod eval;
 pub mod format;
 mod limbs;
 #[cfg(test)]
+mod moving_tests;
+#[cfg(test)]
 mod post_tests;
 #[cfg(test)]
 mod snap_tests;
@@ -73,7 +80,7 @@ use anyhow::Result;
 pub use cache::{CacheKey, ConstraintCache};
 pub use compiled::{Block, Compiled, Csr, Densities};
 pub use eval::{evaluate, evaluate_abc, Abc};
-pub use template::Mismatch;
+pub use template::{Mismatch, Moving};
 
 use crate::circuit::porep_windows::{record_porep, record_porep_sample};
 use crate::circuit::post_windows::{record_post, record_post_sample};
@@ -81,7 +88,6 @@ use crate::circuit::post_windows::{record_post, record_post_sample};
 pub use crate::circuit::r1cs::INPUT_FLAG;
 use crate::circuit::r1cs::{R1cs, Sample};
 use crate::circuit::snap_sample::record_snap_partition;
-use crate::circuit::window::Span;
 use crate::input::PorepKind;
 use filecoin_proofs_api::RegisteredPoStProof;
 
@@ -102,21 +108,18 @@ pub fn compile_post(registered: RegisteredPoStProof, notify: &dyn Fn(&str)) -> R
     compile(&what, record_post_sample(registered, SAMPLED)?, || record_post(registered, true), notify)
 }
 
-/// Compiles one partition of a SnapDeals shape. Its challenges cannot share a template: each
-/// reads its own bits in the prefix (`gen_challenge_bits` draws every challenge's bits there,
-/// before the first challenge), at prefix columns that move from one challenge to the next,
-/// while a template keeps the prefix's columns where they are. So the head holds the partition
-/// up to its last challenge and the template is the last challenge, once: the same rows, and a
-/// native witness's aux count still names the compiled shape (one challenge after the head).
+/// Compiles one partition of a SnapDeals shape: the prefix in the head, challenge 0 as the
+/// template. Each challenge reads its own bits in the prefix (`gen_challenge_bits` allocates,
+/// per digest, H(comm_r_new ‖ index) and its 255 bits, before the first challenge; challenge `j`
+/// reads its share of digest `j / per_digest`), at prefix columns that move from one challenge
+/// to the next, not linearly in `j`. The template maps them through its moving range: the
+/// whole blank partition is recorded, the range and every challenge's offset are derived from
+/// it, and every term of every challenge is checked against challenge 0 so shifted
+/// ([`Compiled::from_moving_sample`]); a challenge that does not repeat fails the compile with
+/// the [`Mismatch`].
 pub fn compile_snap(size: PorepKind) -> Result<Compiled> {
-    let (r1cs, per, stem) = record_snap_partition(size)?;
-    let head = Span {
-        inputs: r1cs.num_inputs - per.inputs,
-        aux: r1cs.num_aux - per.aux,
-        constraints: r1cs.circuit_constraints() - per.constraints,
-        nnz: [0; 3],
-    };
-    Compiled::from_sample(&r1cs, head, per, 1, 1, stem)
+    let s = record_snap_partition(size)?;
+    Compiled::from_moving_sample(&s.r1cs, s.prefix, s.per, s.challenges, s.partition_challenges, s.stem)
 }
 
 /// The compiled form of `sample`: prefix and template where the sampled challenges repeat, else

@@ -100,7 +100,7 @@ fn assert_same_assignment(got: &Assignment, want: &Assignment, what: &str) {
 
 /// Row by row, the compiled circuit's terms (columns and coefficient values) are the
 /// recording's.
-fn assert_expands_to(c: &Compiled, r1cs: &R1cs, what: &str) {
+pub(super) fn assert_expands_to(c: &Compiled, r1cs: &R1cs, what: &str) {
     assert_eq!(
         (c.num_inputs(), c.num_aux(), c.num_constraints()),
         (r1cs.num_inputs, r1cs.num_aux, r1cs.num_constraints),

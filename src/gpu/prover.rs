@@ -266,15 +266,16 @@ impl GpuProver {
         s: Scalar,
     ) -> Result<(Proof, ProveTimings)> {
         srs.check_shape(shape)?;
-        // The packed witness and the compiled constraints' head the device holds at the H stage.
-        // A PoRep head is its prefix (small; the one-challenge template is within what the H
-        // stage measured), a SnapDeals head the whole partition (4.3 GB at 32GiB: its challenges
-        // do not repeat).
+        // The packed witness and the compiled constraints' head (with the template's offset
+        // table) the device holds at the H stage. A head is its prefix: small for PoRep, mostly
+        // the apex tree's SHA-256 hashes for SnapDeals (its challenges share a template through
+        // the moving range: the whole compiled shape is 361 MiB at 32GiB, was 4.3 GB); the
+        // one-challenge template is within what the H stage measured.
         let packed = match &src {
             Source::Packed { witness, compiled } => {
                 let w = &witness.aux;
                 residency::packed_witness(w.len() as u64, w.fields().len() as u64, witness.inputs.len() as u64)
-                    + compiled.head.bytes() as u64
+                    + (compiled.head.bytes() + compiled.moving.bytes()) as u64
             }
             Source::Assignment(_) => 0,
         };
