@@ -8,6 +8,8 @@
 //! when loaded (header and key, sizes, SHA-256 of the body, then its structure). A missing,
 //! corrupt or foreign file is compiled again and replaced, and the cache says so once. When the
 //! directory cannot be written the cache says so once and keeps the constraints in memory.
+//! Storing a shape removes that shape's files of an older file format (same stem), which no
+//! later filsnark reads: a SnapDeals file of format 1 held 4.3 GB.
 //! Within a process every shape is loaded or compiled once and shared.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -184,15 +186,44 @@ impl ConstraintCache {
         if *self.unwritable_said.lock().unwrap() {
             return;
         }
-        if let Err(e) = write_atomically(dir, key, c) {
-            let mut said = self.unwritable_said.lock().unwrap();
-            if !*said {
-                *said = true;
+        match write_atomically(dir, key, c) {
+            Ok(()) => self.prune_older_formats(dir, key),
+            Err(e) => self.say_unwritable(dir, e),
+        }
+    }
+
+    /// Removes the files of `key`'s stem whose header names an older format version, saying
+    /// which and how large.
+    fn prune_older_formats(&self, dir: &Path, key: &CacheKey) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mine = key.file_name();
+        let prefix = format!("{}.", key.stem);
+        for path in entries.flatten().map(|e| e.path()) {
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+            if name == mine || !name.starts_with(&prefix) || !name.ends_with(".constraints") {
+                continue;
+            }
+            let Some(version) = format::version_of(&path).filter(|v| *v < FORMAT_VERSION) else { continue };
+            let bytes = path.metadata().map(|m| m.len()).unwrap_or(0);
+            if std::fs::remove_file(&path).is_ok() {
                 (self.notify)(&format!(
-                    "cannot write compiled constraints to {} ({e:#}): keeping them in memory only",
-                    dir.display()
+                    "removed {} ({:.1} MB): the {} constraints in format {version}, which this filsnark no longer reads",
+                    path.display(),
+                    bytes as f64 / 1e6,
+                    key.shape
                 ));
             }
+        }
+    }
+
+    fn say_unwritable(&self, dir: &Path, e: anyhow::Error) {
+        let mut said = self.unwritable_said.lock().unwrap();
+        if !*said {
+            *said = true;
+            (self.notify)(&format!(
+                "cannot write compiled constraints to {} ({e:#}): keeping them in memory only",
+                dir.display()
+            ));
         }
     }
 }

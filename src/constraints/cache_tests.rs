@@ -1,7 +1,8 @@
 //! The on-disk cache: a missing file is compiled and stored, a stored one loads as it was
 //! written, a corrupt (flipped byte, truncated) or foreign (another shape's) file is compiled
 //! again and replaced, an unwritable directory is said once and the cache works in memory; and
-//! the versions in the key are the ones Cargo.lock builds.
+//! the versions in the key are the ones Cargo.lock builds; storing a shape removes its files of
+//! older formats and nothing else.
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -200,4 +201,32 @@ fn keys_name_shape_stem_and_versions() {
         let entry = format!("name = \"{name}\"\nversion = \"{version}\"\n");
         assert!(lock.contains(&entry), "Cargo.lock does not build {name} {version}");
     }
+}
+
+#[test]
+fn storing_a_shape_removes_its_files_of_older_formats_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let header = |version: u32| [&super::format::MAGIC[..], &version.to_le_bytes(), &[0u8; 64]].concat();
+    let stem = key(PorepKind::S2KiB).stem;
+    let old = d.join(format!("{stem}.0123456789abcdef.constraints"));
+    let current_other_build = d.join(format!("{stem}.fedcba9876543210.constraints"));
+    let other_shape = d.join(format!("{}.0123456789abcdef.constraints", key(PorepKind::S8MiB).stem));
+    let not_ours = d.join(format!("{stem}.notes.txt"));
+    std::fs::write(&old, header(1)).unwrap();
+    std::fs::write(&current_other_build, header(super::format::FORMAT_VERSION)).unwrap();
+    std::fs::write(&other_shape, header(1)).unwrap();
+    std::fs::write(&not_ours, header(1)).unwrap();
+
+    let (c, said) = cache(d);
+    c.get(&key(PorepKind::S2KiB), || Compiler::new().compile()).unwrap();
+    assert!(!old.exists(), "the shape's format-1 file is removed");
+    for kept in [&current_other_build, &other_shape, &not_ours, &file(d, PorepKind::S2KiB)] {
+        assert!(kept.exists(), "{} is kept", kept.display());
+    }
+    let said = said.lock().unwrap();
+    assert!(
+        said.iter().any(|m| m.contains("removed") && m.contains(&old.display().to_string()) && m.contains("format 1")),
+        "{said:?}"
+    );
 }

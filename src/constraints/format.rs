@@ -18,7 +18,8 @@
 //!
 //! Version 2 added the moving range (SnapDeals' template). A version 1 file (a SnapDeals shape
 //! kept whole, 4.3 GB at 32GiB) is refused by its version; the cache never opens one, its file
-//! names hashing the version, and compiles the shape again.
+//! names hashing the version, and compiles the shape again, then removes the old file
+//! ([`version_of`] reads a header's version for that).
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
@@ -118,6 +119,13 @@ impl<W: Write> Hashing<'_, W> {
 
 /// Reads the compiled constraints stored under `key` at `path`. An error names the file and
 /// says what is wrong with it.
+/// The format version in `path`'s header, if it is a compiled-constraints file at all.
+pub fn version_of(path: &Path) -> Option<u32> {
+    let mut head = [0u8; 12];
+    File::open(path).ok()?.read_exact(&mut head).ok()?;
+    (&head[..8] == MAGIC).then(|| u32::from_le_bytes(head[8..12].try_into().unwrap()))
+}
+
 pub fn read(path: &Path, key: &str) -> Result<Compiled> {
     read_file(path, key).with_context(|| format!("compiled constraints {}", path.display()))
 }
