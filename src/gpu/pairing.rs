@@ -38,10 +38,11 @@ const G2_WORDS: usize = 48;
 const FP12_WORDS: usize = 144;
 
 /// Pairs per call below which the CPU loops are used (the device's fixed costs: a thread's whole
-/// loop takes milliseconds, and the points cross PCIe). On an H100 host, 819 proofs aggregated in
-/// 0.262 s with this threshold against 0.331 s with every product on the device (0.389 s on 16
-/// cores); other thresholds are not yet measured.
-pub const MIN_PAIRS: usize = 512;
+/// loop takes milliseconds, and the points cross PCIe). Swept on an H100 host (examples/
+/// aggregate_bench.rs, medians of 3, docs/measurements.md): 64 was fastest for 819 proofs
+/// (0.397 s; 0.505 s at 512, 0.433 s with every product on the device, 0.677 s on the 16
+/// cores) and for 8,190 (1.668 s; 128: 1.672, 512: 2.109, every product: 1.760).
+pub const MIN_PAIRS: usize = 64;
 
 /// Timings of the last calls, for the benchmark (seconds, summed over calls).
 #[derive(Clone, Copy, Debug, Default)]
