@@ -13,8 +13,11 @@
 #   e.g. bash scripts/bench-post-snap-synthetic.sh 32GiB "$OUT/post" 2 "window-post snap"
 # Binaries: $P (default /tmp/filsnark-gpu-pack, as unpacked by gpu-run.sh) holds filsnark,
 # verify_post and reference_post. WORK (default /tmp/filsnark-synthetic-post-SIZE) keeps inputs and parameters
-# between runs on the same machine; SETUP_ONLY=1 stops after making them. DEADLINE (epoch
-# seconds) stops the bench in time (SIGINT) for the logs to come back.
+# between runs on the same machine, each kind's parameters in WORK/params/KIND; SETUP_ONLY=1
+# stops after making them. DROP_PARAMS=1 makes each kind's parameters just before its runs and
+# deletes them after, so that several 32GiB kinds fit a small disk (WindowPoSt's and SnapDeals'
+# together need more than a 64 GiB disk has free). DEADLINE (epoch seconds) stops the bench in
+# time (SIGINT) for the logs to come back.
 set -uo pipefail
 SIZE=${1:?usage: bench-post-snap-synthetic.sh SIZE OUTDIR [J] [KINDS]}
 OUT=${2:?usage: bench-post-snap-synthetic.sh SIZE OUTDIR [J] [KINDS]}
@@ -36,43 +39,51 @@ step() { # name, command...
   return $r
 }
 left() { echo $(( ${DEADLINE:-$(( $(date +%s) + 86400 ))} - $(date +%s) )); }
-for kind in $KINDS; do
-  in="$WORK/$kind.json"
+pd() { echo "$WORK/params/$1"; }   # a kind's parameter directory
+prepare() { # kind: its synthetic input and INSECURE parameters, unless made already
+  local kind=$1 in="$WORK/$1.json"
   if [ ! -f "$in" ]; then
     case $kind in
       snap) step "synth-$kind" $P/filsnark snap synth --sector-size "$SIZE" --seed 5 -o "$in" || exit 1 ;;
       *) step "synth-$kind" $P/filsnark post synth --proof "$kind" --sector-size "$SIZE" --seed 5 -o "$in" || exit 1 ;;
     esac
   fi
-  if [ ! -f "$WORK/params/.done-$kind" ]; then
-    step "setup-$kind" $P/filsnark params setup --proof "$kind" --sector-size "$SIZE" --seed 1 --out "$WORK/params" \
-      --device "${SETUP_DEVICE:-gpu}" --force && touch "$WORK/params/.done-$kind"
-    [ -f "$WORK/params/.done-$kind" ] || exit 1
+  if [ ! -f "$(pd "$kind")/.done" ]; then
+    mkdir -p "$(pd "$kind")"
+    step "setup-$kind" $P/filsnark params setup --proof "$kind" --sector-size "$SIZE" --seed 1 --out "$(pd "$kind")" \
+      --device "${SETUP_DEVICE:-gpu}" --force && touch "$(pd "$kind")/.done"
+    [ -f "$(pd "$kind")/.done" ] || exit 1
   fi
-done
-df -h "$WORK" > "$OUT/df.log" 2>&1; free -g >> "$OUT/df.log" 2>&1
+  df -h "$WORK" > "$OUT/df-$kind.log" 2>&1; free -g >> "$OUT/df-$kind.log" 2>&1
+}
+if [ -z "${DROP_PARAMS:-}" ] || [ -n "${SETUP_ONLY:-}" ]; then
+  for kind in $KINDS; do prepare "$kind"; done
+fi
 [ -n "${SETUP_ONLY:-}" ] && exit $rc
 for kind in $KINDS; do
   in="$WORK/$kind.json"
-  step "prove-gpu-$kind" $P/filsnark prove "$kind" --in "$in" --params-dir "$WORK/params" --device gpu --seed 9 -o "$WORK/$kind-gpu.proof"
-  step "verify-$kind" env FIL_PROOFS_PARAMETER_CACHE="$WORK/params" $P/verify_post "$kind" "$in" "$WORK/$kind-gpu.proof"
+  prepare "$kind"
+  params="$(pd "$kind")"
+  step "prove-gpu-$kind" $P/filsnark prove "$kind" --in "$in" --params-dir "$params" --device gpu --seed 9 -o "$WORK/$kind-gpu.proof"
+  step "verify-$kind" env FIL_PROOFS_PARAMETER_CACHE="$params" $P/verify_post "$kind" "$in" "$WORK/$kind-gpu.proof"
   if [ -n "${GADGETS:-}" ]; then
-    step "prove-gpu-gadgets-$kind" $P/filsnark prove "$kind" --in "$in" --params-dir "$WORK/params" --device gpu --seed 9 \
+    step "prove-gpu-gadgets-$kind" $P/filsnark prove "$kind" --in "$in" --params-dir "$params" --device gpu --seed 9 \
       --witness gadgets -o "$WORK/$kind-gadgets.proof"
     if cmp "$WORK/$kind-gpu.proof" "$WORK/$kind-gadgets.proof"; then echo "$kind: native and gadget witnesses give identical proofs" | tee -a "$OUT/summary.log"
     else echo "$kind: native and gadget witnesses give DIFFERENT proofs" | tee -a "$OUT/summary.log"; rc=1; fi
   fi
   if [ -n "${CPU:-}" ]; then
-    step "prove-cpu-$kind" $P/filsnark prove "$kind" --in "$in" --params-dir "$WORK/params" --device cpu --seed 9 -o "$WORK/$kind-cpu.proof"
+    step "prove-cpu-$kind" $P/filsnark prove "$kind" --in "$in" --params-dir "$params" --device cpu --seed 9 -o "$WORK/$kind-cpu.proof"
     if cmp "$WORK/$kind-gpu.proof" "$WORK/$kind-cpu.proof"; then echo "$kind: GPU and CPU proofs identical" | tee -a "$OUT/summary.log"
     else echo "$kind: GPU and CPU proofs DIFFERENT" | tee -a "$OUT/summary.log"; rc=1; fi
   fi
-  step "bench-$kind" timeout -s INT -k 15 "$(left)" $P/filsnark bench "$kind" --in "$in" --params-dir "$WORK/params" \
+  step "bench-$kind" timeout -s INT -k 15 "$(left)" $P/filsnark bench "$kind" --in "$in" --params-dir "$params" \
     --device gpu -j "$J" --seed 9 --json "$OUT/bench-$kind.json" --timeline "$OUT/timeline-$kind.svg"
   if [ -n "${REF:-}" ]; then
-    step "reference-$kind" timeout -s INT -k 15 "$(left)" env FIL_PROOFS_PARAMETER_CACHE="$WORK/params" \
+    step "reference-$kind" timeout -s INT -k 15 "$(left)" env FIL_PROOFS_PARAMETER_CACHE="$params" \
       $P/reference_post "$kind" "$in" "$WORK/$kind-ref.proof" &&
-      step "verify-ref-$kind" $P/filsnark verify "$kind" --in "$in" --params-dir "$WORK/params" --proof "$WORK/$kind-ref.proof"
+      step "verify-ref-$kind" $P/filsnark verify "$kind" --in "$in" --params-dir "$params" --proof "$WORK/$kind-ref.proof"
   fi
+  [ -n "${DROP_PARAMS:-}" ] && rm -rf "$params"
 done
 exit $rc
