@@ -63,7 +63,9 @@ pub(crate) fn assert_same_assignment(got: &Assignment, want: &Assignment, what: 
     assert!(got.aux == want.aux, "{what}: aux values");
     for (x, y, m) in [(&got.a, &want.a, "A·z"), (&got.b, &want.b, "B·z"), (&got.c, &want.c, "C·z")] {
         assert_eq!(x.len(), y.len(), "{what}: {m} length");
-        assert!(x == y, "{what}: {m} differs");
+        if let Some(r) = (0..x.len()).find(|&r| x[r] != y[r]) {
+            panic!("{what}: {m} differs first at row {r} of {}", x.len());
+        }
     }
     assert_eq!(got.a_aux_density, want.a_aux_density, "{what}: A aux density");
     assert_eq!(got.b_aux_density, want.b_aux_density, "{what}: B aux density");

@@ -14,12 +14,13 @@ use ff::Field;
 
 use super::format;
 use super::template::{check_repeats, derive_moving, Moving};
+use super::tests::packed;
 use super::*;
 use crate::circuit::r1cs::{R1cs, R1csCs};
 use crate::circuit::window::{synthesize_windows, ChallengeCircuit, Span, Windowed};
+use crate::circuit::window_tests::assert_same_assignment;
 use crate::circuit::witness::WitnessCs;
 use crate::circuit::Assignment;
-use crate::witness::{PackedAux, PackedWitness};
 
 /// Digests of the toy prefix, each with bits for this many challenges of two bits each.
 const DIGESTS: usize = 3;
@@ -109,23 +110,8 @@ fn witness(n: usize) -> Assignment {
     cs.finish()
 }
 
-fn packed(asg: &Assignment) -> PackedWitness {
-    PackedWitness { inputs: asg.inputs.clone(), aux: PackedAux::from_scalars(&asg.aux) }
-}
-
 fn assert_evaluates_as(c: &Compiled, want: &Assignment, what: &str) {
-    let got = evaluate(c, &packed(want)).unwrap();
-    assert_eq!(got.inputs, want.inputs, "{what}: inputs");
-    assert!(got.aux == want.aux, "{what}: aux");
-    for (x, y, m) in [(&got.a, &want.a, "A·z"), (&got.b, &want.b, "B·z"), (&got.c, &want.c, "C·z")] {
-        assert_eq!(x.len(), y.len(), "{what}: {m} length");
-        if let Some(r) = (0..x.len()).find(|&r| x[r] != y[r]) {
-            panic!("{what}: {m} differs first at row {r} of {}", x.len());
-        }
-    }
-    assert_eq!(got.a_aux_density, want.a_aux_density, "{what}: A aux density");
-    assert_eq!(got.b_input_density, want.b_input_density, "{what}: B input density");
-    assert_eq!(got.b_aux_density, want.b_aux_density, "{what}: B aux density");
+    assert_same_assignment(&evaluate(c, &packed(want)).unwrap(), want, what);
 }
 
 const N: usize = 7;

@@ -13,6 +13,7 @@ use super::*;
 use crate::circuit::porep_windows::{record_porep, record_porep_sample};
 use crate::circuit::r1cs::{R1cs, R1csCs};
 use crate::circuit::window::{synthesize_windows, ChallengeCircuit, Span, Windowed};
+use crate::circuit::window_tests::assert_same_assignment;
 use crate::circuit::witness::WitnessCs;
 use crate::circuit::{circuits_from_c1, Assignment, CircuitsDyn};
 use crate::input::SectorIdentity;
@@ -80,22 +81,8 @@ fn toy_witness(toy: &Toy) -> Assignment {
     cs.finish()
 }
 
-fn packed(asg: &Assignment) -> PackedWitness {
+pub(super) fn packed(asg: &Assignment) -> PackedWitness {
     PackedWitness { inputs: asg.inputs.clone(), aux: PackedAux::from_scalars(&asg.aux) }
-}
-
-fn assert_same_assignment(got: &Assignment, want: &Assignment, what: &str) {
-    assert_eq!(got.inputs, want.inputs, "{what}: inputs");
-    assert!(got.aux == want.aux, "{what}: aux");
-    for (x, y, m) in [(&got.a, &want.a, "A·z"), (&got.b, &want.b, "B·z"), (&got.c, &want.c, "C·z")] {
-        assert_eq!(x.len(), y.len(), "{what}: {m} length");
-        if let Some(r) = (0..x.len()).find(|&r| x[r] != y[r]) {
-            panic!("{what}: {m} differs first at row {r} of {}", x.len());
-        }
-    }
-    assert_eq!(got.a_aux_density, want.a_aux_density, "{what}: A aux density");
-    assert_eq!(got.b_input_density, want.b_input_density, "{what}: B input density");
-    assert_eq!(got.b_aux_density, want.b_aux_density, "{what}: B aux density");
 }
 
 /// Row by row, the compiled circuit's terms (columns and coefficient values) are the
