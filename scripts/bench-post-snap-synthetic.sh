@@ -8,7 +8,9 @@
 # GADGETS=1 also proves with the crates' gadget synthesis (--witness gadgets) on the GPU, whose
 # bytes must equal the native witness's (the default). REF=1 then also runs filecoin-proofs' own prover (CPU: the crates are built without their GPU
 # features) on the same input and parameters, with its seconds and peak RSS, and judges its proof
-# with filsnark's verifier (at 32GiB this takes many minutes: mind DEADLINE).
+# with filsnark's verifier (at 32GiB this takes many minutes: mind DEADLINE). FIELD_AB=1 also
+# proves and benches the PoSt kinds with FILSNARK_FIELD_WITNESS=device (the witness evaluated and
+# its queries expanded on the device instead of on the host; docs/tuning.md), bytes compared.
 #   bash scripts/bench-post-snap-synthetic.sh SIZE OUTDIR [J] [KINDS]
 #   e.g. bash scripts/bench-post-snap-synthetic.sh 32GiB "$OUT/post" 2 "window-post snap"
 # Binaries: $P (default /tmp/filsnark-gpu-pack, as unpacked by gpu-run.sh) holds filsnark,
@@ -72,6 +74,13 @@ for kind in $KINDS; do
     if cmp "$WORK/$kind-gpu.proof" "$WORK/$kind-gadgets.proof"; then echo "$kind: native and gadget witnesses give identical proofs" | tee -a "$OUT/summary.log"
     else echo "$kind: native and gadget witnesses give DIFFERENT proofs" | tee -a "$OUT/summary.log"; rc=1; fi
   fi
+  fielddev=""; [ -n "${FIELD_AB:-}" ] && [ "$kind" != snap ] && fielddev=1
+  if [ -n "$fielddev" ]; then
+    step "prove-gpu-fielddev-$kind" env FILSNARK_FIELD_WITNESS=device $P/filsnark prove "$kind" --in "$in" \
+      --params-dir "$params" --device gpu --seed 9 -o "$WORK/$kind-fielddev.proof"
+    if cmp "$WORK/$kind-gpu.proof" "$WORK/$kind-fielddev.proof"; then echo "$kind: host and device evaluation give identical proofs" | tee -a "$OUT/summary.log"
+    else echo "$kind: host and device evaluation give DIFFERENT proofs" | tee -a "$OUT/summary.log"; rc=1; fi
+  fi
   if [ -n "${CPU:-}" ]; then
     step "prove-cpu-$kind" $P/filsnark prove "$kind" --in "$in" --params-dir "$params" --device cpu --seed 9 -o "$WORK/$kind-cpu.proof"
     if cmp "$WORK/$kind-gpu.proof" "$WORK/$kind-cpu.proof"; then echo "$kind: GPU and CPU proofs identical" | tee -a "$OUT/summary.log"
@@ -79,6 +88,11 @@ for kind in $KINDS; do
   fi
   step "bench-$kind" timeout -s INT -k 15 "$(left)" $P/filsnark bench "$kind" --in "$in" --params-dir "$params" \
     --device gpu -j "$J" --seed 9 --json "$OUT/bench-$kind.json" --timeline "$OUT/timeline-$kind.svg"
+  if [ -n "$fielddev" ]; then
+    step "bench-fielddev-$kind" env FILSNARK_FIELD_WITNESS=device timeout -s INT -k 15 "$(left)" $P/filsnark bench \
+      "$kind" --in "$in" --params-dir "$params" --device gpu -j "$J" --seed 9 --json "$OUT/bench-fielddev-$kind.json" \
+      --timeline "$OUT/timeline-fielddev-$kind.svg"
+  fi
   if [ -n "${REF:-}" ]; then
     step "reference-$kind" timeout -s INT -k 15 "$(left)" env FIL_PROOFS_PARAMETER_CACHE="$params" \
       $P/reference_post "$kind" "$in" "$WORK/$kind-ref.proof" &&

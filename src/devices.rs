@@ -10,6 +10,7 @@ use crate::gpu::pairing::GpuMillerLoops;
 use crate::gpu::prover::GpuLimits;
 use crate::prover::{Backend, DeviceChoice, Proved, Witness};
 use crate::srs::ParamsFile;
+use crate::witness::PackedWitness;
 
 /// The GPUs, with the CPU proving any partition a GPU fails on (out of memory, a kernel error),
 /// after a warning that names the device and what failed.
@@ -37,8 +38,8 @@ impl Backend for GpusWithCpuFallback {
     fn memory_report(&self) -> Vec<String> {
         self.gpus.memory_report()
     }
-    fn evaluates(&self) -> bool {
-        self.gpus.evaluates()
+    fn evaluates(&self, witness: &PackedWitness) -> bool {
+        self.gpus.evaluates(witness)
     }
     /// A packed witness the GPU failed on is evaluated on the CPU as part of its proof.
     fn prove(&self, device: usize, srs: &ParamsFile, witness: Witness, r: Scalar, s: Scalar) -> Result<Proved> {

@@ -1,7 +1,9 @@
 //! WindowPoSt, WinningPoSt and SnapDeals on the GPU against the CPU: the same proof bytes for
 //! the same `--seed`, with the parameters resident on the device and streamed from host memory
-//! (`--gpu-mem-cap`), on 2KiB sectors sealed and updated in the test with filecoin-proofs'
-//! vanilla proofs, and filecoin-proofs' verifiers accept the GPU proofs. They need a CUDA
+//! (`--gpu-mem-cap`), and with a witness of field elements (PoSt's) evaluated on the device
+//! and its queries expanded there (`FILSNARK_FIELD_WITNESS=device`), on 2KiB sectors sealed and
+//! updated in the test with filecoin-proofs' vanilla proofs, and filecoin-proofs' verifiers
+//! accept the GPU proofs. They need a CUDA
 //! device, so they are #[ignore]d; the GPU machine runs them with `--include-ignored`
 //! (scripts/gpu-run.sh).
 mod common;
@@ -9,29 +11,36 @@ mod common;
 use std::path::Path;
 
 use common::post::{self as fixtures, WINDOW, WINNING};
-use common::{filsnark, init_post_env, path_str, seal::prover_id, stderr};
+use common::{filsnark_env, init_post_env, path_str, seal::prover_id, stderr};
 use filecoin_proofs_api::post::{verify_window_post, verify_winning_post};
 use filecoin_proofs_api::update::verify_empty_sector_update_proof;
 
 const MINER: u64 = 1000;
 
-/// Proves `input` on the CPU, the GPU (resident) and the GPU under a 2.5 GiB cap (partly streamed) with
-/// one seed; asserts the three are identical and returns the GPU proof.
+/// Proves `input` on the CPU, the GPU (resident), the GPU under a 2.5 GiB cap (partly streamed)
+/// and the GPU evaluating a witness of field elements itself, resident and streamed, with one
+/// seed; asserts all are identical and returns the GPU proof.
 fn same_bytes_everywhere(kind: &str, params: &Path, input: &Path, dir: &Path) -> Vec<u8> {
-    let prove = |device: &[&str], name: &str| {
+    let prove = |device: &[&str], env: &[(&str, &str)], name: &str| {
         let out = dir.join(format!("{kind}-{name}.proof"));
         let mut args = vec!["prove", kind, "--in", path_str(input), "--params-dir", path_str(params)];
         args.extend_from_slice(&["--seed", "42", "-o", path_str(&out)]);
         args.extend_from_slice(device);
-        let o = filsnark(&args);
-        assert!(o.status.success(), "prove {kind} {device:?} failed: {}", stderr(&o));
+        let o = filsnark_env(&args, env);
+        assert!(o.status.success(), "prove {kind} {device:?} {env:?} failed: {}", stderr(&o));
         std::fs::read(&out).unwrap()
     };
-    let cpu = prove(&["--device", "cpu"], "cpu");
-    let gpu = prove(&["--device", "gpu"], "gpu");
-    let streamed = prove(&["--device", "0", "--gpu-mem-cap", "2560MiB"], "streamed");
+    let on_device = [("FILSNARK_FIELD_WITNESS", "device")];
+    let capped = ["--device", "0", "--gpu-mem-cap", "2560MiB"];
+    let cpu = prove(&["--device", "cpu"], &[], "cpu");
+    let gpu = prove(&["--device", "gpu"], &[], "gpu");
+    let streamed = prove(&capped, &[], "streamed");
+    let expanded = prove(&["--device", "gpu"], &on_device, "expanded");
+    let expanded_streamed = prove(&capped, &on_device, "expanded-streamed");
     assert_eq!(gpu, cpu, "{kind}: GPU and CPU proofs differ for the same seed");
     assert_eq!(streamed, cpu, "{kind}: streamed GPU and CPU proofs differ for the same seed");
+    assert_eq!(expanded, cpu, "{kind}: GPU proofs with the witness expanded on the device differ from the CPU's");
+    assert_eq!(expanded_streamed, cpu, "{kind}: streamed GPU proofs with the witness expanded differ from the CPU's");
     gpu
 }
 

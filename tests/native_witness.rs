@@ -40,8 +40,9 @@ fn packed_proves_like_the_assignment(c1: &C1Input, circuits: &dyn filsnark::circ
     let compiled = ConstraintCache::global().porep(c1.kind).unwrap();
     let (r, s) = filsnark::groth16::randomness(Some(3), 0);
     let cpu = CpuBackend::new();
-    let packed = Witness::Packed { witness: circuits.native_witness(0).unwrap().unwrap(), compiled };
-    assert!(!cpu.evaluates(), "the CPU backend leaves evaluation to the host stage");
+    let witness = circuits.native_witness(0).unwrap().unwrap();
+    assert!(!cpu.evaluates(&witness), "the CPU backend leaves evaluation to the host stage");
+    let packed = Witness::Packed { witness, compiled };
     let from_packed = cpu.prove(0, &srs, packed, r, s).unwrap();
     let from_gadgets = cpu.prove(0, &srs, Witness::Assignment(circuits.synthesize(0).unwrap()), r, s).unwrap();
     assert_eq!(from_packed.proof.to_bytes(), from_gadgets.proof.to_bytes(), "packed and gadget proofs differ");

@@ -25,10 +25,17 @@ coefficient * z[column]: a bit of 1 adds the coefficient (no multiplication), a 
 is multiplied by it (fr_mul), a negative class subtracts.
 gather: out[k] = src[idx[k]], k < n (a split query's field elements from the witness's);
 gather_g1, gather_g2: the same for converted affine points (the dense part of a split MSM).
-gather_bits: bit k of out = bit idx[k] of src (a query's ones bitmap from the aux bits)."""
+gather_bits: bit k of out = bit idx[k] of src (a query's ones bitmap from the aux bits).
+expand_aux: out[out_first + k] = the value of aux idx[k] (or aux k) as a full Montgomery scalar:
+a query's scalars for an ordinary MSM, where a witness is mostly field elements (PoSt) and the
+split's dense part would be nearly the whole query."""
+from ff import R as FR_MOD, limbs
 from ir import Fn
-from iface import FREE, Kernel, div_ceil, eq
+from iface import FREE, Kernel, div_ceil, eq, ne
 from kernels import addr
+
+# 1 in Montgomery form (2^256 mod r): the value of a one bit.
+FR_ONE = limbs(pow(2, 256, FR_MOD), 8)
 
 def _prologue(f, ptrs):
     return f.global_pointers(ptrs), f.global_index()
@@ -289,6 +296,57 @@ def gather_bits():
     return f
 
 
+def expand_aux():
+    k = Kernel("expand_aux", sig="ExpandAux", field="expand_aux",
+               doc="expand_aux: out[outFirst + k] = aux idx[k] (indexed != 0) or aux k (else) of a packed\n"
+                   "witness as an 8-word Montgomery scalar, k < n: a field element's value, 1 or 0 for a bit.")
+    n, out_first, indexed = k.u32s("n", "outFirst", "indexed")
+    k.buffer("out", "u32", 8 * (out_first + n), "writes", "The scalars out_first..out_first + n.", align=16)
+    k.buffer("bits", "u32", 0, "reads", "Aux value bits.", data=True)
+    k.buffer("fmask", "u32", 0, "reads", "Aux field-element mask.", data=True)
+    k.buffer("frank", "u32", 0, "reads", "Per fmask word: the set bits of the words below it.", data=True)
+    k.buffer("fields", "u32", 0, "reads", "The field elements' values, in aux order.", align=16, data=True)
+    k.buffer("idx", "u32", n, "reads", "The aux variables to expand (a query's index list).", when=ne(indexed, 0))
+    k.require(out_first + n <= 1 << 32, "scalar indices fit 32 bits")
+    k.trusts("every aux variable read (idx[k], or k without an index list), k < n, is below the aux\n"
+             "count of the packed witness that bits, fmask, frank and fields hold (frank from fmask):\n"
+             "the index lists are the shape's densities, checked against the witness's counts.")
+    f = k.fn(Fn)
+    regs, t = _prologue(f, ["out", "bits", "fmask", "frank", "fields", "idx"])
+    end = f.label("end")
+    nn, p = f.t(), f.t("p")
+    f.op("ld.param.u32", nn, "[n]")
+    f.op("setp.ge.u32", p, t, nn)
+    f.op("bra", end, p, False)
+    # the aux variable: idx[t] or t
+    i, ix, pi = f.t(), f.t(), f.t("p")
+    f.op("mov.u32", i, t)
+    f.op("ld.param.u32", ix, "[indexed]")
+    f.op("setp.ne.u32", pi, ix, 0)
+    f.op("@" + pi, "ld.global.u32", i, f"[{addr(f, regs['idx'], t, 4)}+0]")
+    val = f.ts(8)
+    vaddr = f.t("a")
+    field, zero, store_l = f.label("field"), f.label("zero"), f.label("store")
+    _aux_lookup(f, regs, i, vaddr, field, zero)
+    for dst, w in zip(val, FR_ONE):
+        f.op("mov.u32", dst, w)
+    f.op("bra", store_l, None, False)
+    f.op("label", zero)
+    for dst in val:
+        f.op("mov.u32", dst, 0)
+    f.op("bra", store_l, None, False)
+    f.op("label", field)
+    for dst, src in zip(val, load(f, vaddr, 8)):
+        f.op("mov.b32", dst, src)
+    f.op("label", store_l)
+    o, first = f.t(), f.t()
+    f.op("ld.param.u32", first, "[outFirst]")
+    f.op("add.u32", o, first, t)
+    store(f, addr(f, regs["out"], o, 32), val)
+    f.op("label", end)
+    return f
+
+
 def kernels():
     return [eval_rows(), gather(), gather("gather_g1", 24, "converted affine G1 points"),
-            gather("gather_g2", 48, "converted affine G2 points"), gather_bits()]
+            gather("gather_g2", 48, "converted affine G2 points"), gather_bits(), expand_aux()]

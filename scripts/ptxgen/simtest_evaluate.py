@@ -181,6 +181,24 @@ def main():
             assert S.words(gb + 4 * (k // 32), 1)[0] >> (k % 32) & 1 == want, f"gather_bits {m} bit {k}"
         if m % 32:
             assert S.words(gb + 4 * (m // 32), 1)[0] >> (m % 32) == 0, f"gather_bits {m}: bits past n"
+    # expand_aux: every aux in order after a few leading slots (the L query), then a scattered
+    # index list (the A or B query's aux after its inputs); slots before outFirst are untouched
+    one = limbs(RM, 8)
+    for first, eidx in ((0, None), (3, sorted(rng.sample(range(n_aux), 45)))):
+        m = n_aux if eidx is None else len(eidx)
+        sentinel = [0xDEADBEEF] * 8
+        ex = S.alloc(8 * (first + m), sentinel * (first + m))
+        extra = {"idx": 0 if eidx is None else S.alloc(m, eidx)}
+        S.launch("expand_aux", 3, 64, out=ex, bits=bw, fmask=fm, frank=fr, fields=fl, n=m, outFirst=first,
+                 indexed=int(eidx is not None), **extra)
+        for s in range(first):
+            assert S.words(ex + 32 * s, 8) == sentinel, f"expand_aux: slot {s} before outFirst written"
+        for k in range(m):
+            i = k if eidx is None else eidx[k]
+            got = S.words(ex + 32 * (first + k), 8)
+            assert from_words(got) == aux[i], f"expand_aux aux {i}: {from_words(got):#x} != {aux[i]:#x}"
+            if aux[i] == 1 and not fmask[i // 32] >> (i % 32) & 1:
+                assert got == one, f"expand_aux aux {i}: a one bit is not Montgomery one"
     print(f"evaluate ok: seed {seed}, {rows_total} rows, {n_aux} aux ({time.time() - t0:.0f} s)")
 
 

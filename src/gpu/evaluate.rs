@@ -311,6 +311,10 @@ impl DeviceWitness {
     pub(super) fn fields(&self) -> &DeviceBuffer<u32> {
         &self.fields
     }
+    /// The aux as the kernels read it: value bits, field mask, the mask's ranks, field values.
+    pub(super) fn parts(&self) -> [&DeviceBuffer<u32>; 4] {
+        [&self.bits, &self.fmask, &self.frank, &self.fields]
+    }
 }
 
 fn grid_for(rows: usize) -> u32 {

@@ -30,6 +30,7 @@ pub mod backend;
 pub mod convert;
 pub mod driver;
 pub mod evaluate;
+pub mod expand;
 pub mod feed;
 pub mod generator_mul;
 pub mod host_pin;

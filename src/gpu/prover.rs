@@ -18,6 +18,7 @@ use anyhow::{Context as _, Result};
 use blstrs::Scalar;
 
 use super::evaluate::{self as device_eval, DeviceShape, DeviceWitness, Matrix};
+use super::expand;
 use super::host_pin;
 use super::kernels::{EvaluateKernels, SrsKernels};
 use super::layout::scalar_words;
@@ -409,7 +410,10 @@ impl GpuProver {
         let mut st = QueryStages { points: &points, streamed: &streamed, stage: &mut stage, t: &mut t, label: &label };
         let (l, a, b_g1, b_g2) = match (src, &packed) {
             (Source::Assignment(asg), _) => self.queries_from_assignment(asg, &mut st)?,
-            (Source::Packed { witness, .. }, Some((ds, dw))) => self.split_queries(ds, dw, witness, &mut st)?,
+            (Source::Packed { witness, .. }, Some((ds, dw))) if split::suits(witness) => {
+                self.split_queries(ds, dw, witness, &mut st)?
+            }
+            (Source::Packed { .. }, Some((ds, dw))) => self.expanded_queries(ds, dw, &mut st)?,
             _ => unreachable!("a packed source is evaluated above"),
         };
         Ok((assemble(&srs.vk, &QueryResults::from_blst(&h, &l, &a, &b_g1, &b_g2), r, s), t))
@@ -418,14 +422,45 @@ impl GpuProver {
     /// L, A and B from an assignment evaluated on the host: its scalars uploaded, each query an
     /// MSM over every point (the 0/1 split inside the MSM).
     fn queries_from_assignment(&self, asg: &Assignment, st: &mut QueryStages) -> Result<(P1, P1, P1, P2)> {
+        self.query_msms(
+            st,
+            || self.upload(&asg.aux),
+            || self.upload_query(&asg.a_query()),
+            || self.upload_query(&asg.b_query()),
+        )
+    }
+
+    /// L, A and B of a packed witness that is mostly field elements: each query's scalars
+    /// expanded on the device from the packed witness ([`expand`]), then one MSM over every
+    /// point, as for an assignment.
+    fn expanded_queries(&self, ds: &DeviceShape, dw: &DeviceWitness, st: &mut QueryStages) -> Result<(P1, P1, P1, P2)> {
+        let (gpu, k) = (&self.gpu, &self.eval_kernels);
+        let expanded = |what: &str, r: super::Result<DeviceBuffer<u32>>| {
+            r.with_context(|| format!("{}: expanding the {what} query's scalars", self.label()))
+        };
+        self.query_msms(
+            st,
+            || expanded("L", expand::l_scalars(gpu, k, dw)),
+            || expanded("A", expand::a_scalars(gpu, k, ds, dw)),
+            || expanded("B", expand::b_scalars(gpu, k, ds, dw)),
+        )
+    }
+
+    /// The query MSMs over scalars the closures put on the device: L and A, then B's, which
+    /// serve both the G1 and the G2 MSM.
+    fn query_msms(
+        &self,
+        st: &mut QueryStages,
+        l: impl FnOnce() -> Result<DeviceBuffer<u32>>,
+        a: impl FnOnce() -> Result<DeviceBuffer<u32>>,
+        b: impl FnOnce() -> Result<DeviceBuffer<u32>>,
+    ) -> Result<(P1, P1, P1, P2)> {
         let (gpu, msm) = (&self.gpu, &self.msm);
-        let l = st.run(SectionKind::L, |pts| Ok(msm.msm_g1(gpu, pts, &self.upload(&asg.aux)?, 0)?))?;
-        let a = st.run(SectionKind::A, |pts| Ok(msm.msm_g1(gpu, pts, &self.upload_query(&asg.a_query())?, 0)?))?;
-        let mut b = None;
-        let b_g1 = st.run(SectionKind::BG1, |pts| {
-            Ok(msm.msm_g1(gpu, pts, b.insert(self.upload_query(&asg.b_query())?), 0)?)
-        })?;
-        let b = b.expect("uploaded by the B G1 stage");
+        let l = st.run(SectionKind::L, |pts| Ok(msm.msm_g1(gpu, pts, &l()?, 0)?))?;
+        let a = st.run(SectionKind::A, |pts| Ok(msm.msm_g1(gpu, pts, &a()?, 0)?))?;
+        let mut kept = None;
+        let b_g1 = st.run(SectionKind::BG1, |pts| Ok(msm.msm_g1(gpu, pts, kept.insert(b()?), 0)?))?;
+        let b = kept.expect("made by the B G1 stage");
         let b_g2 = st.run(SectionKind::BG2, |pts| Ok(msm.msm_g2(gpu, pts, &b, 0)?))?;
         Ok((l, a, b_g1, b_g2))
     }

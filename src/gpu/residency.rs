@@ -166,6 +166,9 @@ pub fn choose_pinned(streamed: &[SectionKind], sections: &[Section], budget: u64
 /// (domain 2^27, every section streamed under a 24 GiB cap, c42ef5b) the ledger measured
 /// 17.5 GiB at the fused H stage and 11.2 GiB at the H MSM; this gives 13.75 GiB. `packed`: the
 /// device bytes of the partition's packed witness ([`packed_witness`]; 0 for an assignment).
+/// The packed witness stays through the query stages too (split or expanded), but the H stage,
+/// which holds it beside three domain buffers, is always the larger: 96 bytes a point against
+/// the MSM stage's 72 plus at most the same 1 GiB.
 pub fn working_set(domain: u64, packed: u64) -> u64 {
     let staging = (2 * 288 * domain).min(1 << 30);
     let msm_stage = 32 * domain + 40 * domain + staging;

@@ -45,6 +45,13 @@ pub struct SplitQuery {
     scalars: DeviceBuffer<u32>,
 }
 
+/// Whether a packed witness suits the split: at most half of its aux are field elements (a
+/// 32GiB PoRep partition's are 1.3%). Else the dense parts are nearly whole queries, and the
+/// queries' scalars are expanded instead ([`super::expand`]).
+pub fn suits(w: &PackedWitness) -> bool {
+    2 * w.aux.fields().len() <= w.aux.len()
+}
+
 /// Positions of the aux field elements of a packed witness, ascending.
 pub fn field_positions(w: &PackedWitness) -> Vec<u32> {
     let mut out = Vec::with_capacity(w.aux.fields().len());
@@ -429,5 +436,37 @@ mod tests {
             assert_eq!(w.len(), n.div_ceil(32));
             assert_eq!(w.iter().map(|x| x.count_ones() as usize).sum::<usize>(), n);
         }
+    }
+
+    /// What decides which GPU path the test proofs take: the 2KiB PoSt partitions that
+    /// tests/gpu_post_snap.rs proves are mostly field elements, so under
+    /// `FILSNARK_FIELD_WITNESS=device` their queries are expanded ([`super::super::expand`]);
+    /// SnapDeals' are mostly bits and split. A witness of exactly half field elements splits.
+    #[test]
+    fn post_witnesses_are_expanded_and_snap_witnesses_split() {
+        use crate::circuit::post::PostCircuits;
+        use crate::circuit::{post_tests::synthetic, snap_tests::circuits_of, ProofCircuits};
+        use crate::input::PorepKind;
+        use filecoin_proofs::SectorShape2KiB;
+        use filecoin_proofs_api::RegisteredPoStProof::*;
+
+        for (registered, sectors) in [(StackedDrgWindow2KiBV1_2, 3), (StackedDrgWinning2KiBV1, 1)] {
+            let circuits = PostCircuits::<SectorShape2KiB>::from_input(&synthetic(registered, sectors, 4)).unwrap();
+            let w = circuits.native_witness(0).unwrap().unwrap();
+            assert!(!suits(&w), "{registered:?}: {} of {} aux are field elements", w.aux.fields().len(), w.aux.len());
+        }
+        let snap = circuits_of::<SectorShape2KiB>(PorepKind::S2KiB, 3);
+        let w = snap.native_witness(0).unwrap().unwrap();
+        assert!(suits(&w), "SnapDeals 2KiB: {} of {} aux are field elements", w.aux.fields().len(), w.aux.len());
+
+        let mut half = PackedAux::with_capacity(4, 2);
+        half.push_bit(true);
+        half.push_field(Scalar::ONE);
+        half.push_bit(false);
+        half.push_field(Scalar::ONE);
+        let witness = |aux| PackedWitness { inputs: vec![Scalar::ONE], aux };
+        assert!(suits(&witness(half.clone())));
+        half.push_field(Scalar::ONE);
+        assert!(!suits(&witness(half)));
     }
 }

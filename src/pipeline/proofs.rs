@@ -24,7 +24,6 @@ use crate::prover::{Backend, ProveTimings, Proved, Witness};
 use crate::snarkpack::seal::SectorAggregator;
 use crate::srs::{self, ParamsFile};
 use crate::synth::verify::Rejected;
-use crate::witness::PackedWitness;
 
 /// How a partition's witness is made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -169,17 +168,10 @@ impl Input {
         Ok(Some(c))
     }
 
-    /// Partition `k`'s witness, natively when the input has compiled constraints: packed for a
-    /// backend that evaluates (`device_evaluates`) when the witness is mostly bits, else
-    /// evaluated here into an assignment.
-    ///
-    /// The device's packed path splits each query into a batch addition of its one bits and an
-    /// MSM over its field elements, whose points it gathers into a copy: right for PoRep (98.7%
-    /// bits at 32GiB). A PoSt partition is almost all field elements (Poseidon states and path
-    /// picks): on the H100 at 32GiB WindowPoSt (e155c9b) the gathered copies (11.5 GiB for L)
-    /// overran the memory plan twice and the device phase took 8.6 s against 5.3 s from an
-    /// assignment, so such a witness is evaluated on the host and proved as an assignment.
-    fn witness(&self, k: usize, device_evaluates: bool) -> Result<(Witness, HostTimings)> {
+    /// Partition `k`'s witness, natively when the input has compiled constraints: packed when
+    /// the backend evaluates such a witness itself ([`Backend::evaluates`]), else evaluated here
+    /// into an assignment.
+    fn witness(&self, k: usize, backend: &dyn Backend) -> Result<(Witness, HostTimings)> {
         let clock = Instant::now();
         if let Some(base) = &self.compiled {
             if let Some(w) = self.circuits.native_witness(k) {
@@ -187,7 +179,7 @@ impl Input {
                 let witness = clock.elapsed();
                 if let Some(compiled) = self.compiled_for(base, w.aux.len())? {
                     let host = HostTimings { witness, evaluation: Duration::ZERO, native: true };
-                    if device_evaluates && mostly_bits(&w) {
+                    if backend.evaluates(&w) {
                         return Ok((Witness::Packed { witness: w, compiled }, host));
                     }
                     let clock = Instant::now();
@@ -202,11 +194,6 @@ impl Input {
             HostTimings { witness: clock.elapsed(), evaluation: Duration::ZERO, native: false },
         ))
     }
-}
-
-/// Whether at most half of a packed witness's aux are field elements (see [`Input::witness`]).
-fn mostly_bits(w: &PackedWitness) -> bool {
-    2 * w.aux.fields().len() <= w.aux.len()
 }
 
 /// Checks a c1.json in full before any work on it: the shapes of its vanilla proofs against the
@@ -375,7 +362,7 @@ impl Stages for ProofStages<'_> {
     fn synthesize(&self, job: &Job) -> Result<(Witness, HostTimings)> {
         let input = &self.plan.inputs[job.input];
         input
-            .witness(job.partition, self.backend.evaluates())
+            .witness(job.partition, self.backend)
             .with_context(|| format!("proof {} partition {} ({})", job.proof, job.partition, input.name))
     }
 

@@ -30,9 +30,10 @@ pub trait Backend: Send + Sync {
     /// Host memory one device's phase uses on top of the partition it proves, for a domain of
     /// `domain` points (its share of the memory budget, per device).
     fn working_bytes(&self, domain: usize) -> u64;
-    /// Whether the backend evaluates compiled constraints itself: the pipeline then hands it
-    /// packed native witnesses ([`Witness::Packed`]) instead of evaluating them on the host.
-    fn evaluates(&self) -> bool {
+    /// Whether the backend evaluates compiled constraints itself for this packed native witness:
+    /// the pipeline then hands it the witness packed ([`Witness::Packed`]) instead of evaluating
+    /// it on the host.
+    fn evaluates(&self, _witness: &PackedWitness) -> bool {
         false
     }
     /// Proves one partition with randomness (r, s) on device `device`.

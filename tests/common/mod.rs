@@ -35,6 +35,11 @@ pub fn filsnark(args: &[&str]) -> Output {
     Command::new(params::bin()).args(args).output().expect("run filsnark")
 }
 
+/// `filsnark` with environment variables set for it alone.
+pub fn filsnark_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(params::bin()).args(args).envs(env.iter().copied()).output().expect("run filsnark")
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

@@ -2207,6 +2207,112 @@ impl GatherBits {
     }
 }
 
+/// The arguments of expand_aux, in the order of the `.entry`'s parameters.
+pub struct ExpandAuxArgs<'a> {
+    /// The scalars out_first..out_first + n.
+    /// (writes 8 * (out_first + n) elements)
+    pub out: DeviceSlice<'a, u32>,
+    /// Aux value bits.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub bits: DeviceSlice<'a, u32>,
+    /// Aux field-element mask.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub fmask: DeviceSlice<'a, u32>,
+    /// Per fmask word: the set bits of the words below it.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub frank: DeviceSlice<'a, u32>,
+    /// The field elements' values, in aux order.
+    /// (reads elements its device data index; the launcher checks 0)
+    pub fields: DeviceSlice<'a, u32>,
+    /// The aux variables to expand (a query's index list).
+    /// (reads n elements when indexed != 0 (else None))
+    pub idx: Option<DeviceSlice<'a, u32>>,
+    pub n: u32,
+    pub out_first: u32,
+    pub indexed: u32,
+}
+
+/// Launcher of expand_aux.
+/// ```text
+/// expand_aux: out[outFirst + k] = aux idx[k] (indexed != 0) or aux k (else) of a packed
+/// witness as an 8-word Montgomery scalar, k < n: a field element's value, 1 or 0 for a bit.
+/// ```
+pub struct ExpandAux {
+    kernel: Kernel,
+}
+
+impl ExpandAux {
+    /// The `.entry` parameters, in order (the PTX check compares them with the module).
+    pub const PARAMS: &'static [Param] = &[
+        Param { name: "out", width: Width::U64 },
+        Param { name: "bits", width: Width::U64 },
+        Param { name: "fmask", width: Width::U64 },
+        Param { name: "frank", width: Width::U64 },
+        Param { name: "fields", width: Width::U64 },
+        Param { name: "idx", width: Width::U64 },
+        Param { name: "n", width: Width::U32 },
+        Param { name: "outFirst", width: Width::U32 },
+        Param { name: "indexed", width: Width::U32 },
+    ];
+
+    /// The kernel, for attribute queries (registers, occupancy).
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// Checks the arguments against ExpandAux's contract, then launches on `stream` (`grid`: blocks
+    /// along x; `block_dim`: threads per block).
+    ///
+    /// Launch rules:
+    /// - scalar indices fit 32 bits: `(out_first + n) <= 4294967296`
+    ///
+    /// # Safety
+    /// every aux variable read (idx[k], or k without an index list), k < n, is below the aux
+    /// count of the packed witness that bits, fmask, frank and fields hold (frank from fmask):
+    /// the index lists are the shape's densities, checked against the witness's counts.
+    pub unsafe fn launch(&self, stream: &Arc<Stream>, grid: u32, block_dim: u32, a: &ExpandAuxArgs<'_>) -> Result<()> {
+        let name = self.kernel.name();
+        let n = u128::from(a.n);
+        let out_first = u128::from(a.out_first);
+        let indexed = u128::from(a.indexed);
+        let grid_x = u128::from(grid);
+        let grid_y = 1;
+        let block = u128::from(block_dim);
+        let shared = 0;
+        rule(name, mul(grid_x, block) <= 1 << 32, "the x threads fit the kernels' 32-bit index")?;
+        rule(name, add(out_first, n) <= 4294967296, "scalar indices fit 32 bits")?;
+        need(name, "out", &a.out, mul(8, add(out_first, n)), 16)?;
+        need(name, "bits", &a.bits, 0, 4)?;
+        need(name, "fmask", &a.fmask, 0, 4)?;
+        need(name, "frank", &a.frank, 0, 4)?;
+        need(name, "fields", &a.fields, 0, 16)?;
+        if indexed != 0 {
+            need_some(name, "idx", &a.idx, n, 4)?;
+        }
+        let geometry = Geometry::new(name, grid_x, grid_y, block, shared)?;
+        let args = [
+            a.out.arg(stream),
+            a.bits.arg(stream),
+            a.fmask.arg(stream),
+            a.frank.arg(stream),
+            a.fields.arg(stream),
+            Arg::optional(&a.idx, stream),
+            Arg::U32(a.n),
+            Arg::U32(a.out_first),
+            Arg::U32(a.indexed),
+        ];
+        check_widths(name, &args, Self::PARAMS)?;
+        // SAFETY: the kernel touches out[..8 * (out_first + n)], idx[..n], and bits, fmask, frank,
+        // fields where its device data points, no more (its contract); every length, the alignment
+        // and the launch rules were checked above. Each slice borrows a live device buffer that is
+        // freed in stream order after the streams that used it (`arg` records this one), and `args`
+        // holds one u64 per buffer and one u32 per scalar in the order of the .entry's parameters
+        // (check_widths). The indices it reads from device memory are in range: this function's
+        // precondition.
+        unsafe { self.kernel.launch(stream, geometry, &args) }
+    }
+}
+
 /// The arguments of miller_lines, in the order of the `.entry`'s parameters.
 pub struct MillerLinesArgs<'a> {
     /// The 68 lines of each point i < n (blst_fp6 layout each), as miller_loop_lines reads them.
@@ -3358,6 +3464,7 @@ pub struct EvaluateKernels {
     gather_g1: Gather,
     gather_g2: Gather,
     gather_bits: GatherBits,
+    expand_aux: ExpandAux,
     module: Module,
 }
 
@@ -3371,6 +3478,7 @@ impl EvaluateKernels {
             gather_g1: Gather { kernel: Kernel::get(&module, "gather_g1")?, elem_words: 24, },
             gather_g2: Gather { kernel: Kernel::get(&module, "gather_g2")?, elem_words: 48, },
             gather_bits: GatherBits { kernel: Kernel::get(&module, "gather_bits")?, },
+            expand_aux: ExpandAux { kernel: Kernel::get(&module, "expand_aux")?, },
             module,
         })
     }
@@ -3402,6 +3510,10 @@ impl EvaluateKernels {
 
     pub fn gather_bits(&self) -> &GatherBits {
         &self.gather_bits
+    }
+
+    pub fn expand_aux(&self) -> &ExpandAux {
+        &self.expand_aux
     }
 
     /// Every Gather kernel of the module.
@@ -3552,6 +3664,7 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo { module: "evaluate", name: "gather_g1", params: Gather::PARAMS },
     KernelInfo { module: "evaluate", name: "gather_g2", params: Gather::PARAMS },
     KernelInfo { module: "evaluate", name: "gather_bits", params: GatherBits::PARAMS },
+    KernelInfo { module: "evaluate", name: "expand_aux", params: ExpandAux::PARAMS },
     KernelInfo { module: "miller", name: "miller_lines", params: MillerLines::PARAMS },
     KernelInfo { module: "miller", name: "miller_loop_lines", params: MillerLoopLines::PARAMS },
 ];
