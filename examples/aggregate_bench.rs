@@ -6,9 +6,11 @@
 //! 10 partitions) to 8,192.
 //!
 //! On a host with a GPU, filsnark also aggregates with the pairing products' Miller loops on the
-//! GPU (module miller; every product however small, and again with the products below its
-//! threshold left to the CPU) and prints both times beside the CPU's; the bytes must agree.
-//! `FILSNARK_AGG_GPU=0` skips that.
+//! GPU (module miller) for each threshold of `AGG_SWEEP` (products of fewer pairs stay on the
+//! CPU; default: the library's `MIN_PAIRS`, then 0, every product) and prints the times beside
+//! the CPU's; the bytes must agree. `AGG_SWEEP="0 64 128 256 512 1024 2048"` sweeps;
+//! `FILSNARK_AGG_GPU=0` skips the GPU. Each row is printed as soon as it is measured, so a run cut
+//! short keeps what it measured.
 //!
 //! Usage: cargo run --release --example aggregate_bench -- PARAMS_2KIB_DIR COUNT [SnarkPackV1|SnarkPackV2]
 //! PARAMS_2KIB_DIR holds the 2KiB .vk (filecoin-proofs reads it); an INSECURE SRS for the padded
@@ -21,7 +23,7 @@ use ff::Field;
 use filecoin_proofs_api::seal::{aggregate_seal_commit_proofs, SealCommitPhase2Output};
 use filecoin_proofs_api::{RegisteredAggregationProof, RegisteredSealProof};
 use filsnark::ec::MillerLoops;
-use filsnark::gpu::pairing::GpuMillerLoops;
+use filsnark::gpu::pairing::{GpuMillerLoops, MIN_PAIRS};
 use filsnark::groth16::Proof;
 use filsnark::snarkpack::seal::{aggregate_seal, aggregate_seal_on, target_len, transcript_include};
 use filsnark::snarkpack::{setup, Pairings, SrsFile, Version};
@@ -92,7 +94,11 @@ fn main() -> Result<()> {
     }
     runs.sort();
     let agg = runs[RUNS / 2];
-    let gpu = gpu_aggregates(&pk, &include, &proofs, version, &ours)?;
+    println!("{count} proofs ({n} after padding), {}, {} threads", version.name(), rayon::current_num_threads());
+    println!("{:<44} {:>10}", "", "seconds");
+    println!("{:<44} {:>10.3}", "filsnark: SRS points for n", load.as_secs_f64());
+    println!("{:<44} {:>10.3}", "filsnark: aggregate (CPU pairings, median of 3)", agg.as_secs_f64());
+    gpu_aggregates(&pk, &include, &proofs, version, &ours)?;
 
     // filecoin-proofs: the first call reads the SRS and builds its tables; the second reuses them.
     let outputs: Vec<SealCommitPhase2Output> =
@@ -105,13 +111,6 @@ fn main() -> Result<()> {
     let again = aggregate_seal_commit_proofs(proof_type, reg, &comm_rs, &chain_seeds, &outputs)?;
     let second = t.elapsed();
 
-    println!("{count} proofs ({n} after padding), {}, {} threads", version.name(), rayon::current_num_threads());
-    println!("{:<44} {:>10}", "", "seconds");
-    println!("{:<44} {:>10.3}", "filsnark: SRS points for n", load.as_secs_f64());
-    println!("{:<44} {:>10.3}", "filsnark: aggregate (CPU pairings, median of 3)", agg.as_secs_f64());
-    for (what, secs) in &gpu {
-        println!("{:<44} {:>10.3}", format!("filsnark: aggregate ({what})"), secs);
-    }
     println!("{:<44} {:>10.3}", "filecoin-proofs: first call (SRS, tables)", first.as_secs_f64());
     println!("{:<44} {:>10.3}", "filecoin-proofs: second call (cached SRS)", second.as_secs_f64());
     println!(
@@ -126,23 +125,34 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// Smallest products (pairs) sent to the device in the threshold sweep; 0 sends every product.
-const SWEEP: [usize; 7] = [0, 64, 128, 256, 512, 1024, 2048];
 /// Runs per threshold (the median is reported).
 const RUNS: usize = 3;
 
-/// The aggregate with the Miller loops on GPU 0 for each threshold of [`SWEEP`] (products of
-/// fewer pairs stay on the CPU), the median of [`RUNS`] runs: (what, seconds) of each, after
-/// checking every run's bytes against the CPU's. None without a GPU (or with FILSNARK_AGG_GPU=0).
+/// The thresholds to time: `AGG_SWEEP` (smallest products, in pairs, sent to the device; 0
+/// sends every product), else the library's default and 0.
+fn sweep() -> Result<Vec<usize>> {
+    match std::env::var("AGG_SWEEP") {
+        Err(_) => Ok(vec![MIN_PAIRS, 0]),
+        Ok(v) => v
+            .split_whitespace()
+            .map(|s| s.parse().map_err(|_| anyhow::anyhow!("AGG_SWEEP={v}: '{s}' is not a count of pairs")))
+            .collect(),
+    }
+}
+
+/// The aggregate with the Miller loops on GPU 0 for each threshold of [`sweep`] (products of
+/// fewer pairs stay on the CPU), the median of [`RUNS`] runs, printed as each is measured after
+/// checking every run's bytes against the CPU's. Nothing without a GPU (or with
+/// FILSNARK_AGG_GPU=0).
 fn gpu_aggregates(
     pk: &filsnark::snarkpack::ProverKey,
     include: &[u8],
     proofs: &[Proof],
     version: Version,
     cpu: &[u8],
-) -> Result<Vec<(String, f64)>> {
+) -> Result<()> {
     if std::env::var("FILSNARK_AGG_GPU").is_ok_and(|v| v == "0") {
-        return Ok(Vec::new());
+        return Ok(());
     }
     let open = || match GpuMillerLoops::open(0) {
         Ok(d) => Ok(Some(d)),
@@ -151,10 +161,9 @@ fn gpu_aggregates(
     };
     if open()?.is_none() {
         eprintln!("no GPU: CPU pairings only");
-        return Ok(Vec::new());
+        return Ok(());
     }
-    let mut out = Vec::new();
-    for min in SWEEP {
+    for min in sweep()? {
         let d = open()?.expect("opened once").with_min_pairs(min);
         let what = format!("GPU pairings of >= {min} pairs (median of {RUNS})");
         let mut secs = Vec::with_capacity(RUNS);
@@ -177,7 +186,7 @@ fn gpu_aggregates(
             tm.host,
             tm.device
         );
-        out.push((format!("{what}, {}", d.label()), secs[RUNS / 2]));
+        println!("{:<44} {:>10.3}", format!("filsnark: aggregate ({what}, {})", d.label()), secs[RUNS / 2]);
     }
-    Ok(out)
+    Ok(())
 }

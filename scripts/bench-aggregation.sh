@@ -4,8 +4,9 @@
 # padding) and 8,190 proofs (819 sectors of 32GiB, 10 partitions each; 8,192 after padding), the
 # most one lotus ProveCommitAggregate message takes. Prints the times and checks the bytes agree.
 # On a host with a GPU, filsnark also aggregates with the pairing products' Miller loops on the GPU
-# (every product, then only those above its threshold) and prints those times beside the CPU
-# path's, after checking the bytes are the CPU path's (FILSNARK_AGG_GPU=0 skips the GPU runs).
+# (only the products at or above its default threshold, then every product; AGG_SWEEP="0 64 512"
+# times other thresholds) and prints those times beside the CPU path's, after checking the bytes
+# are the CPU path's (FILSNARK_AGG_GPU=0 skips the GPU runs). Rows print as they are measured.
 # PARAMS_DIR holds the 2KiB .vk (filecoin-proofs reads it); made with params setup if missing.
 # Usage: scripts/bench-aggregation.sh PARAMS_DIR OUTDIR [COUNT...]
 # On the GPU machine (no Rust toolchain): BIN=/tmp/filsnark-gpu-pack, holding filsnark and
