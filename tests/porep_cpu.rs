@@ -137,7 +137,7 @@ fn same_seed_gives_the_same_proof_bytes() {
 /// the CPU has no IFMA the test is skipped and says so (and fails with FILSNARK_EXPECT_IFMA=1).
 #[test]
 fn avx512_and_blst_paths_give_the_same_proof_bytes() {
-    if !filsnark::cpu::avx512::available_for_test("avx512_and_blst_paths_give_the_same_proof_bytes") {
+    if !filsnark::field::lanes::available_for_test("avx512_and_blst_paths_give_the_same_proof_bytes") {
         return;
     }
     let params = init_env();

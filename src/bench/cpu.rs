@@ -44,7 +44,8 @@ pub fn h_poly_row(log_n: u32) -> Result<Row> {
     let mut avx512 = None;
     #[cfg(target_arch = "x86_64")]
     {
-        use crate::cpu::avx512::{available, ntt};
+        use crate::cpu::avx512::ntt;
+        use crate::field::lanes::available;
         if available() {
             let d = ntt::LaneDomain::new(log_n);
             let run = || ntt::h_poly(&d, abc[0].clone(), abc[1].clone(), abc[2].clone());
@@ -68,7 +69,8 @@ pub fn msm_g1_row(log_n: u32) -> Result<Row> {
     let mut avx512 = None;
     #[cfg(target_arch = "x86_64")]
     {
-        use crate::cpu::avx512::{available, msm};
+        use crate::cpu::avx512::msm;
+        use crate::field::lanes::available;
         if available() {
             let run = || msm::msm_g1(&points, &scalars);
             run();
@@ -96,7 +98,7 @@ pub fn table(rows: &[Row]) -> String {
         let _ = writeln!(s, "{:<24} {:>10} {:>10.3} {:>8}", r.name, a, r.blst, ratio);
     }
     #[cfg(target_arch = "x86_64")]
-    if !crate::cpu::avx512::available() {
+    if !crate::field::lanes::available() {
         let _ = writeln!(s, "(no AVX-512 IFMA here, or FILSNARK_CPU_AVX512=0: blst only)");
     }
     s

@@ -16,7 +16,7 @@ pub fn h_poly(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<Scalar> {
     {
         use super::avx512;
         let log_n = a.len().next_power_of_two().trailing_zeros();
-        if avx512::available() && log_n >= avx512::ntt::MIN_LOG_N {
+        if crate::field::lanes::available() && log_n >= avx512::ntt::MIN_LOG_N {
             return avx512::ntt::h_poly(&avx512::ntt::LaneDomain::cached(log_n), a, b, c);
         }
     }
@@ -30,7 +30,7 @@ pub fn h_scalars(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Vec<crate::e
     {
         use super::avx512;
         let log_n = a.len().next_power_of_two().trailing_zeros();
-        if avx512::available() && log_n >= avx512::ntt::MIN_LOG_N {
+        if crate::field::lanes::available() && log_n >= avx512::ntt::MIN_LOG_N {
             return avx512::ntt::h_poly_scalars(&avx512::ntt::LaneDomain::cached(log_n), a, b, c);
         }
     }

@@ -84,7 +84,7 @@ pub fn msm_g1(points: &[P1Affine], scalars: &[ScalarBytes]) -> P1 {
         return P1::default();
     }
     #[cfg(target_arch = "x86_64")]
-    if points.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+    if points.len() >= AVX512_MIN_POINTS && crate::field::lanes::available() {
         return super::avx512::msm::msm_g1(points, &scalars[..points.len()]);
     }
     G1::msm(points, as_bytes(scalars), 255)
@@ -100,7 +100,7 @@ pub fn msm_g2(points: &[P2Affine], scalars: &[ScalarBytes]) -> P2 {
 /// runs beside the MSM: a small one is a single task, which left a core idle.
 pub fn query_g1(raw: &[u8], split: &Split) -> P1 {
     #[cfg(target_arch = "x86_64")]
-    if split.dense && split.scalars.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+    if split.dense && split.scalars.len() >= AVX512_MIN_POINTS && crate::field::lanes::available() {
         let bytes = &raw[..split.scalars.len() * crate::srs::points::G1_BYTES];
         return super::avx512::msm::msm_g1_from(super::avx512::msm::G1Points::Raw(bytes), &split.scalars);
     }
@@ -119,7 +119,7 @@ pub fn query_g1(raw: &[u8], split: &Split) -> P1 {
 /// else decoded by blst and batch-added.
 fn sum_g1(raw: &[u8], indices: &[u32]) -> P1 {
     #[cfg(target_arch = "x86_64")]
-    if indices.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+    if indices.len() >= AVX512_MIN_POINTS && crate::field::lanes::available() {
         return super::avx512::msm::sum_g1_raw(raw, indices);
     }
     G1::sum(&gather::<G1>(raw, indices))
@@ -136,7 +136,7 @@ pub fn query_g2(raw: &[u8], split: &Split) -> P2 {
 
 fn sum_g2(raw: &[u8], indices: &[u32]) -> P2 {
     #[cfg(target_arch = "x86_64")]
-    if indices.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+    if indices.len() >= AVX512_MIN_POINTS && crate::field::lanes::available() {
         return super::avx512::msm::sum_g2_raw(raw, indices);
     }
     G2::sum(&gather::<G2>(raw, indices))
@@ -145,7 +145,7 @@ fn sum_g2(raw: &[u8], indices: &[u32]) -> P2 {
 fn msm_g2_split(raw: &[u8], split: &Split) -> P2 {
     let (points, indices) = split.msm_points::<G2>(raw);
     #[cfg(target_arch = "x86_64")]
-    if split.scalars.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+    if split.scalars.len() >= AVX512_MIN_POINTS && crate::field::lanes::available() {
         return super::avx512::msm::msm_g2_raw(&points, &indices, &split.scalars);
     }
     msm_g2(&gather::<G2>(&points, &indices), &split.scalars)

@@ -104,7 +104,7 @@ pub trait GroupSums: Curve {
 impl GroupSums for G1 {
     fn group_sums(raw: &[u8], members: &[u32], bounds: &[u32]) -> Vec<P1> {
         #[cfg(target_arch = "x86_64")]
-        if members.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+        if members.len() >= AVX512_MIN_POINTS && crate::field::lanes::available() {
             return super::avx512::msm::group_sums_g1(raw, members, bounds);
         }
         blst_group_sums::<G1>(raw, members, bounds)
@@ -114,7 +114,7 @@ impl GroupSums for G1 {
 impl GroupSums for G2 {
     fn group_sums(raw: &[u8], members: &[u32], bounds: &[u32]) -> Vec<P2> {
         #[cfg(target_arch = "x86_64")]
-        if members.len() >= AVX512_MIN_POINTS && super::avx512::available() {
+        if members.len() >= AVX512_MIN_POINTS && crate::field::lanes::available() {
             return super::avx512::msm::group_sums_g2(raw, members, bounds);
         }
         blst_group_sums::<G2>(raw, members, bounds)

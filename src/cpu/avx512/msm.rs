@@ -65,7 +65,7 @@ pub fn msm_g1(points: &[P1Affine], scalars: &[ScalarBytes]) -> P1 {
 
 /// [`msm_g1`] over points in either form ([`G1Points`]: decoded, or a section's raw bytes).
 pub fn msm_g1_from(points: G1Points, scalars: &[ScalarBytes]) -> P1 {
-    assert!(super::available(), "AVX-512 IFMA MSM called on a CPU without it");
+    assert!(crate::field::lanes::available(), "AVX-512 IFMA MSM called on a CPU without it");
     let n = points.len();
     assert_eq!(n, scalars.len());
     if n == 0 {
@@ -91,7 +91,7 @@ pub fn sum_g1_raw(raw: &[u8], indices: &[u32]) -> P1 {
 
 /// [`sum_g1_raw`] in either group.
 fn sum_raw<C: Coord>(raw: &[u8], indices: &[u32]) -> Jacobian<C> {
-    assert!(super::available(), "AVX-512 IFMA sum called on a CPU without it");
+    assert!(crate::field::lanes::available(), "AVX-512 IFMA sum called on a CPU without it");
     let parts: Vec<Jacobian<C>> = indices
         .par_chunks(SUM_BLOCK)
         // SAFETY: the CPU has AVX-512F and IFMA (asserted above).
@@ -211,7 +211,7 @@ impl SignedDigits {
                 lanes[j][l] = *v;
             }
         }
-        let words = super::field::per_limb!(5, |j| _mm512_loadu_si512(lanes[j].as_ptr() as *const _));
+        let words = crate::field::lanes::per_limb!(5, |j| _mm512_loadu_si512(lanes[j].as_ptr() as *const _));
         let mask = _mm512_set1_epi64((1 << self.c) - 1);
         let h = _mm512_set1_epi64(self.h as i64);
         let flag = _mm512_set1_epi64(NEG as i64);
@@ -554,9 +554,9 @@ mod tests {
         from_words([v, 0, 0, 0])
     }
 
-    /// Whether the IFMA test `test` runs here (see [`super::super::available_for_test`]).
+    /// Whether the IFMA test `test` runs here (see [`crate::field::lanes::available_for_test`]).
     fn ifma(test: &str) -> bool {
-        super::super::available_for_test(test)
+        crate::field::lanes::available_for_test(test)
     }
 
     fn check(what: &str, points: &[P1Affine], scalars: &[ScalarBytes]) {

@@ -20,9 +20,9 @@ use rayon::prelude::*;
 use std::arch::x86_64::*;
 use std::sync::{Arc, Mutex};
 
-use super::field::{self, per_limb, Lanes, Packed};
-use super::{SyncPtr, FR};
+use super::SyncPtr;
 use crate::ec::{Fr, ScalarBytes};
+use crate::field::lanes::{self as field, per_limb, Lanes, Packed, FR};
 use crate::field::{powers, root_of_unity};
 
 type Fr8 = Packed<5>;
@@ -58,7 +58,7 @@ struct CosetFactors {
 /// ([`super::available`]). Every way into this module calls it (a [`LaneDomain`], [`pack`],
 /// [`unpack`]), which is what the `unsafe` calls of `#[target_feature]` functions rely on.
 fn ifma() {
-    assert!(super::available(), "AVX-512 IFMA NTT called on a CPU without it");
+    assert!(crate::field::lanes::available(), "AVX-512 IFMA NTT called on a CPU without it");
 }
 
 #[inline]
@@ -589,8 +589,8 @@ fn h_bitrev(d: &LaneDomain, a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> V
 
 #[cfg(test)]
 mod tests {
-    use super::super::available_for_test;
     use super::*;
+    use crate::field::lanes::available_for_test;
     use rand::SeedableRng;
 
     #[test]

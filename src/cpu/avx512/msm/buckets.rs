@@ -18,11 +18,11 @@
 //! from the top: S += B_b, T += S; the lane gives T + (l·h/8)·S.
 use std::arch::x86_64::*;
 
-use super::super::field;
 use super::super::SyncPtr;
 use super::coord::Coord;
 use super::curve::*;
 use crate::ec::{Curve, G1, P1};
+use crate::field::lanes as field;
 
 /// Bit 31 of an entry: the point enters negated.
 pub const NEG: u32 = 1 << 31;

@@ -10,12 +10,11 @@
 //! `canonical` takes < 2p.
 use std::arch::x86_64::*;
 
-use super::super::field::{self, per_limb, Lanes, Packed};
-use super::super::FP;
 use super::curve::{self, Affine, Fe};
 use super::source::{self, limbs_from_be, R2};
 use crate::ec::encoding::{is_infinity, strip_flags};
 use crate::ec::{Curve, Fp, Fp2, MontField, P1Affine, P2Affine, G1, G2};
+use crate::field::lanes::{self as field, per_limb, Lanes, Packed, FP};
 use crate::srs::points::G2_BYTES;
 
 /// The Jacobian points of a [`Coord`]'s group, where sums leave the lanes.

@@ -12,8 +12,7 @@ use std::arch::x86_64::*;
 
 use crate::ec::{Fp, P1Affine, P1};
 
-use super::super::field::{self, per_limb, Lanes, Packed};
-use super::super::FP;
+use crate::field::lanes::{self as field, per_limb, Lanes, Packed, FP};
 
 /// Eight elements of Fp.
 pub type Fe = Lanes<8>;

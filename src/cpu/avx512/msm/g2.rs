@@ -18,7 +18,7 @@ use crate::srs::points::G2_BYTES;
 /// Σ scalars[j]·Q_(indices[j]) over the G2 points of a section's raw bytes (scalars taken mod r
 /// as blst takes them, 255 bits).
 pub fn msm_g2_raw(raw: &[u8], indices: &[u32], scalars: &[ScalarBytes]) -> P2 {
-    assert!(super::super::available(), "AVX-512 IFMA MSM called on a CPU without it");
+    assert!(crate::field::lanes::available(), "AVX-512 IFMA MSM called on a CPU without it");
     assert_eq!(indices.len(), scalars.len());
     let mut out = P2::default();
     for (at, s) in indices.chunks(Sorted::MAX_POINTS).zip(scalars.chunks(Sorted::MAX_POINTS)) {
@@ -115,7 +115,7 @@ mod tests {
     }
 
     fn ifma(test: &str) -> bool {
-        super::super::super::available_for_test(test)
+        crate::field::lanes::available_for_test(test)
     }
 
     /// Ours against blst's MSM over the same points, taken at `indices`.

@@ -21,7 +21,7 @@ pub fn group_sums_g2(raw: &[u8], members: &[u32], bounds: &[u32]) -> Vec<P2> {
 }
 
 fn group_sums<C: Coord>(raw: &[u8], members: &[u32], bounds: &[u32]) -> Vec<Jacobian<C>> {
-    assert!(super::super::available(), "AVX-512 IFMA sums called on a CPU without it");
+    assert!(crate::field::lanes::available(), "AVX-512 IFMA sums called on a CPU without it");
     // SAFETY: the CPU has AVX-512F and IFMA (asserted above).
     unsafe { sums::<C>(raw, members, bounds) }
 }
@@ -116,7 +116,7 @@ mod tests {
 
     #[test]
     fn group_sums_match_blst() {
-        if !super::super::super::available_for_test("group_sums_match_blst") {
+        if !crate::field::lanes::available_for_test("group_sums_match_blst") {
             return;
         }
         check::<G1>(group_sums_g1);

@@ -4,10 +4,10 @@
 //! decoded beforehand: no blst conversion and no vector of decoded points (for the 2KiB proof's
 //! H query, 4M points, that was ~0.4 s and 400 MB). G1 here; G2's conversions sit with its
 //! coordinates in [`super::coord`].
-use super::super::field::{self, limbs_from_words, Packed};
 use super::curve::{self, Affine, Fe};
 use crate::ec::encoding::{is_infinity, strip_flags};
 use crate::ec::{Curve, P1Affine, G1};
+use crate::field::lanes::{self as field, limbs_from_words, Packed};
 use crate::srs::points::G1_BYTES as RAW_BYTES;
 
 /// R² mod p (R = 2^416), plain limbs: multiplying x by it gives x·R, our form.

@@ -1,6 +1,8 @@
 //! Eight field elements at a time on AVX-512 IFMA: Montgomery arithmetic over N limbs of 52 bits
 //! (R = 2^(52·N)), one element per 64-bit lane. One implementation serves the scalar field Fr
-//! (N = 5, R = 2^260) and the base field Fp (N = 8, R = 2^416); each is a [`Modulus`].
+//! (N = 5, R = 2^260: [`FR`]) and the base field Fp (N = 8, R = 2^416: [`FP`]); each is a
+//! [`Modulus`], with the factors that move values between blst's Montgomery form and ours. The
+//! CPU backend's NTT and MSM and the native witness's Poseidon use it.
 //!
 //! `vpmadd52luq`/`vpmadd52huq` add the low/high 52 bits of a 52×52-bit product to a 64-bit lane.
 //! A multiplication is CIOS with one limb of the multiplier per row: the row's products and the
@@ -11,13 +13,104 @@
 //!
 //! Everything here is `#[inline(always)]` and needs AVX-512F and AVX-512 IFMA: it is only
 //! called from `#[target_feature(enable = "avx512f,avx512ifma")]` functions, which
-//! [`super::available`] guards.
+//! [`available`] guards (checked at run time, once; `FILSNARK_CPU_AVX512=0` turns it off).
+//!
+//! Tests of code on these lanes ask [`available_for_test`] first: on a CPU without IFMA they print
+//! a line naming the test and why it is skipped (straight to the terminal, past the test
+//! harness's capture) and pass; with `FILSNARK_EXPECT_IFMA=1` in the environment (a CI machine
+//! known to have IFMA) they fail instead, so that a lost CPU feature cannot pass unnoticed.
 //!
 //! # Safety
 //! The one requirement of every `unsafe fn` here: the CPU has AVX-512F and AVX-512 IFMA (and the
 //! caller is compiled with them), which is why their docs carry no `# Safety` section each.
 #![allow(clippy::missing_safety_doc)]
 use std::arch::x86_64::*;
+use std::sync::OnceLock;
+
+/// r, the order of G1 and G2.
+pub const FR: Modulus<5> = Modulus {
+    p: [0xfffff00000001, 0x02fffe5bfefff, 0x9a1d80553bda4, 0x7d483339d8080, 0x073eda753299d],
+    m0: 0xffffeffffffff,
+    to_ours: [0x00234fffffdcb, 0x61039ef635000, 0xdce3c3e2e7505, 0x7fa6f1563642b, 0x0247db575276a],
+    to_blst: [0x00001fffffffe, 0xfa00034802000, 0xcbc4ff55884b7, 0x056f998c4fefe, 0x01824b159acc5],
+    one: [0x00022ffffffdd, 0x9700396c23000, 0xedf77458d1293, 0xdf20ff1776e6a, 0x026821fa14f77],
+};
+
+/// p, the base field of G1.
+pub const FP: Modulus<8> = Modulus {
+    p: [
+        0xeffffffffaaab,
+        0xfeb153ffffb9f,
+        0x6b0f6241eabff,
+        0x12bf6730d2a0f,
+        0x764774b84f385,
+        0x1ba7b6434bacd,
+        0x1ea397fe69a4b,
+        0x000000001a011,
+    ],
+    m0: 0x3fffcfffcfffd,
+    to_ours: [
+        0x7fde37dba9366,
+        0x4e27525bc342b,
+        0x1f5b1e9778489,
+        0xb872b2b91b9dc,
+        0xb206f497dfcaf,
+        0x4137cc89a9b0b,
+        0xd9d20d7e39959,
+        0x000000000411c,
+    ],
+    to_blst: [
+        0x900000002fffd,
+        0x0bc40c0002760,
+        0x3c758baebf400,
+        0x57455f4898575,
+        0xd77ce58537052,
+        0x071a97a256ec6,
+        0xec3fa80e4935c,
+        0x0000000015f65,
+    ],
+    one: [
+        0x6480ea8e9b9af,
+        0x65766c8fe444f,
+        0x8b540fea96f7d,
+        0x3b2ee82efd422,
+        0xa6723e5f0ade5,
+        0xff6eb6fdd4230,
+        0xe06ef23c24a25,
+        0x0000000014c8e,
+    ],
+};
+
+/// Whether the AVX-512 IFMA kernels run: the CPU has them and `FILSNARK_CPU_AVX512` is not `0`.
+pub fn available() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        std::env::var("FILSNARK_CPU_AVX512").map_or(true, |v| v != "0")
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512ifma")
+    })
+}
+
+/// Whether the IFMA test `test` can run here: true where [`available`]. Otherwise it writes
+/// "skipped `test`: …" to the terminal and returns false, or panics where `FILSNARK_EXPECT_IFMA`
+/// is `1` (IFMA expected: the test must not pass by skipping).
+pub fn available_for_test(test: &str) -> bool {
+    if available() {
+        return true;
+    }
+    let why = if std::env::var("FILSNARK_CPU_AVX512").is_ok_and(|v| v == "0") {
+        "FILSNARK_CPU_AVX512=0 turns the AVX-512 kernels off"
+    } else {
+        "this CPU has no AVX-512 IFMA"
+    };
+    if std::env::var("FILSNARK_EXPECT_IFMA").is_ok_and(|v| v == "1") {
+        panic!("{test}: FILSNARK_EXPECT_IFMA=1, but {why}");
+    }
+    // Straight to stderr: the harness captures print!/eprint! of passing tests, not this.
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "skipped {test}: {why}");
+    false
+}
 
 pub const MASK52: u64 = (1 << 52) - 1;
 
@@ -354,8 +447,8 @@ pub fn words_from_limbs<const N: usize, const W: usize>(l: &[u64; N]) -> [u64; W
 
 #[cfg(test)]
 mod tests {
-    use super::super::{available_for_test, FP, FR};
     use super::*;
+    use super::{available_for_test, FP, FR};
     use blstrs::{Fp, Scalar};
     use ff::{Field, PrimeField};
     use rand::SeedableRng;
