@@ -6,7 +6,8 @@
 //! - [`packed`]   — [`PackedWitness`], what the native witness produces and what the compiled
 //!   constraints evaluate (A·z, B·z, C·z) and the MSMs read (0/1 straight from the bits);
 //! - [`sha256`], [`poseidon`], [`merkle`] — the gadgets' allocations: SHA-256 compressions,
-//!   Poseidon hashes, Merkle inclusion paths;
+//!   Poseidon hashes (eight at a time on AVX-512 IFMA: [`poseidon_lanes`]), Merkle inclusion
+//!   paths;
 //! - [`porep`]    — a PoRep partition: prefix and challenges;
 //! - [`post`]     — a FallbackPoSt partition (WindowPoSt, WinningPoSt): its circuit sectors;
 //! - [`snap`]     — a SnapDeals (EmptySectorUpdate) partition: prefix and challenges;
@@ -16,6 +17,7 @@ pub mod merkle;
 pub mod packed;
 pub mod porep;
 pub mod poseidon;
+pub mod poseidon_lanes;
 pub mod post;
 pub mod sha256;
 pub mod shape;

@@ -24,17 +24,19 @@ use super::PackedAux;
 
 /// One arity's constants in the form the circuit uses them.
 pub struct Poseidon {
-    width: usize,
-    half_full_rounds: usize,
-    partial_rounds: usize,
-    domain_tag: Scalar,
-    round_constants: Vec<Scalar>,
+    pub(super) width: usize,
+    pub(super) half_full_rounds: usize,
+    pub(super) partial_rounds: usize,
+    pub(super) domain_tag: Scalar,
+    pub(super) round_constants: Vec<Scalar>,
     /// Matrices by column (`m_t[j][i]` is row `i`, column `j`): result `j` is the product of
     /// the state with column `j`.
-    mds_t: Vec<Vec<Scalar>>,
-    pre_sparse_t: Vec<Vec<Scalar>>,
+    pub(super) mds_t: Vec<Vec<Scalar>>,
+    pub(super) pre_sparse_t: Vec<Vec<Scalar>>,
     /// Per partial round: the first column and the rest of the first row.
-    sparse: Vec<(Vec<Scalar>, Vec<Scalar>)>,
+    pub(super) sparse: Vec<(Vec<Scalar>, Vec<Scalar>)>,
+    /// The same constants for eight hashes at once, made on first use ([`super::poseidon_lanes`]).
+    pub(super) lanes: OnceLock<super::poseidon_lanes::LaneConstants>,
 }
 
 fn transpose(m: &[Vec<Scalar>]) -> Vec<Vec<Scalar>> {
@@ -58,6 +60,7 @@ impl Poseidon {
             mds_t: transpose(&c.mds_matrices.m),
             pre_sparse_t: transpose(&c.pre_sparse_matrix),
             sparse: c.sparse_matrixes.iter().map(|s| (s.w_hat.clone(), s.v_rest.clone())).collect(),
+            lanes: OnceLock::new(),
         }
     }
 
@@ -135,18 +138,39 @@ impl Poseidon {
     /// The linear layer of round `round` (then counts it): the MDS matrix, the pre-sparse
     /// matrix in the last initial full round, a sparse matrix in each partial round.
     fn mix(&self, state: &mut Vec<Scalar>, round: &mut usize) {
-        let sparse_from = self.half_full_rounds - 1;
-        *state = if *round == sparse_from {
-            product(state, &self.pre_sparse_t)
-        } else if *round > sparse_from && *round < self.half_full_rounds + self.partial_rounds {
-            let (w_hat, v_rest) = &self.sparse[*round - sparse_from - 1];
-            let first = state.iter().zip(w_hat).map(|(x, w)| *x * w).sum();
-            std::iter::once(first).chain((1..self.width).map(|j| state[j] + state[0] * v_rest[j - 1])).collect()
-        } else {
-            product(state, &self.mds_t)
+        *state = match self.layer(*round) {
+            Layer::PreSparse => product(state, &self.pre_sparse_t),
+            Layer::Sparse(k) => {
+                let (w_hat, v_rest) = &self.sparse[k];
+                let first = state.iter().zip(w_hat).map(|(x, w)| *x * w).sum();
+                std::iter::once(first).chain((1..self.width).map(|j| state[j] + state[0] * v_rest[j - 1])).collect()
+            }
+            Layer::Mds => product(state, &self.mds_t),
         };
         *round += 1;
     }
+
+    /// Which linear layer round `round` ends with.
+    pub(super) fn layer(&self, round: usize) -> Layer {
+        let sparse_from = self.half_full_rounds - 1;
+        if round == sparse_from {
+            Layer::PreSparse
+        } else if round > sparse_from && round < self.half_full_rounds + self.partial_rounds {
+            Layer::Sparse(round - sparse_from - 1)
+        } else {
+            Layer::Mds
+        }
+    }
+}
+
+/// A round's linear layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Layer {
+    Mds,
+    /// The last initial full round's.
+    PreSparse,
+    /// Partial round k's sparse matrix.
+    Sparse(usize),
 }
 
 /// The state times a matrix given by columns.

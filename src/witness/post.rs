@@ -1,6 +1,8 @@
 //! One FallbackPoSt partition's witness (WindowPoSt and WinningPoSt) as storage-proofs-post
-//! 19.1.0's circuit allocates it, from the plain vanilla proofs: every circuit sector on its own
-//! (in parallel), joined in order. There is no prefix beyond ONE.
+//! 19.1.0's circuit allocates it, from the plain vanilla proofs: every circuit sector on its own,
+//! joined in order. There is no prefix beyond ONE. Sectors are made in groups (in parallel),
+//! whose Poseidon hashes run together, eight at a time on AVX-512 IFMA
+//! ([`super::poseidon_lanes`]).
 //!
 //! A circuit sector, in allocation order (`Sector::synthesize`):
 //! 1. comm_r_last, comm_c and comm_r; comm_r is inputized (a public input, no aux);
@@ -14,7 +16,7 @@ use blstrs::Scalar;
 use ff::Field;
 use rayon::prelude::*;
 
-use super::merkle::{inclusion, NodeHash};
+use super::merkle::poseidon_inclusions;
 use super::poseidon::Poseidon;
 use super::shape::PathLevel;
 use super::{PackedAux, PackedWitness, WitnessPart};
@@ -37,25 +39,58 @@ pub struct PostSector {
     pub openings: Vec<Opening>,
 }
 
+/// Circuit sectors made together: their commitment hashes and their paths' hashes of each
+/// level run in one batch (a group of WindowPoSt sectors has 80 paths: ten full batches of eight;
+/// of WinningPoSt's one-challenge sectors, 8 paths).
+const GROUP: usize = 8;
+
 /// A partition's witness: inputs (with ONE) and aux of its circuit sectors in order. The
 /// openings must have passed the vanilla checks (paths of the tree's arities).
 pub fn post_partition(sectors: &[PostSector]) -> PackedWitness {
-    let parts = sectors.par_iter().map(sector).collect();
+    let parts = sectors.par_chunks(GROUP).flat_map_iter(sectors_in_group).collect();
     PackedWitness { inputs: vec![Scalar::ONE], aux: PackedAux::default() }.join(parts)
 }
 
-/// One circuit sector's aux and inputs.
-pub fn sector(s: &PostSector) -> WitnessPart {
-    let mut aux = PackedAux::default();
-    let mut inputs = Vec::with_capacity(1 + s.openings.len());
-    aux.push_field(s.comm_r_last);
-    aux.push_field(s.comm_c);
-    aux.push_field(s.comm_r);
-    inputs.push(s.comm_r);
-    Poseidon::arity(2).expect("arity 2").hash(&mut aux, &[s.comm_c, s.comm_r_last]);
-    for o in &s.openings {
-        aux.push_field(o.leaf);
-        inputs.push(inclusion(&mut aux, o.leaf, &o.path, NodeHash::Poseidon));
-    }
-    WitnessPart { aux, inputs }
+/// Each circuit sector's aux and inputs, in order: comm_r_last, comm_c and comm_r (inputized),
+/// Poseidon(comm_c, comm_r_last), then per opening its leaf and its path.
+pub fn sectors_in_group(group: &[PostSector]) -> Vec<WitnessPart> {
+    let mut heads: Vec<PackedAux> = group
+        .iter()
+        .map(|s| {
+            let mut aux = PackedAux::default();
+            aux.push_field(s.comm_r_last);
+            aux.push_field(s.comm_c);
+            aux.push_field(s.comm_r);
+            aux
+        })
+        .collect();
+    let commitments: Vec<Vec<Scalar>> = group.iter().map(|s| vec![s.comm_c, s.comm_r_last]).collect();
+    Poseidon::arity(2).expect("arity 2").hash_many(&mut heads, &commitments);
+
+    let openings: Vec<&Opening> = group.iter().flat_map(|s| &s.openings).collect();
+    let leaves: Vec<Scalar> = openings.iter().map(|o| o.leaf).collect();
+    let mut paths: Vec<PackedAux> = leaves
+        .iter()
+        .map(|&leaf| {
+            let mut aux = PackedAux::default();
+            aux.push_field(leaf);
+            aux
+        })
+        .collect();
+    let shapes: Vec<&[PathLevel]> = openings.iter().map(|o| &o.path[..]).collect();
+    let mut inputs = poseidon_inclusions(&mut paths, &leaves, &shapes).into_iter();
+    let mut paths = paths.iter();
+    group
+        .iter()
+        .zip(heads)
+        .map(|(s, mut aux)| {
+            let mut ins = Vec::with_capacity(1 + s.openings.len());
+            ins.push(s.comm_r);
+            for _ in &s.openings {
+                aux.append(paths.next().expect("a path per opening"));
+                ins.push(inputs.next().expect("an input per opening"));
+            }
+            WitnessPart { aux, inputs: ins }
+        })
+        .collect()
 }
