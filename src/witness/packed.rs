@@ -4,6 +4,7 @@
 //! 4.2 GB as 32-byte scalars.
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
+use rayon::prelude::*;
 
 /// The aux half of a witness.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -86,13 +87,50 @@ impl PackedAux {
 
     /// Appends every variable of `other`, in order.
     pub fn append(&mut self, other: &PackedAux) {
+        self.append_flags(other);
+        self.fields.extend_from_slice(&other.fields);
+    }
+
+    /// Appends `other`'s variables without their field values: the caller appends those
+    /// ([`PackedAux::extend_fields`]).
+    fn append_flags(&mut self, other: &PackedAux) {
         self.bits.reserve(other.bits.len() + 1);
         self.field_mask.reserve(other.field_mask.len() + 1);
         for (w, (&bits, &mask)) in other.bits.iter().zip(&other.field_mask).enumerate() {
             let n = (other.len - 64 * w).min(64) as u32;
             self.push_words(bits, mask, n);
         }
-        self.fields.extend_from_slice(&other.fields);
+    }
+
+    /// Appends the field values of `parts` in order, copied on every core into room made once
+    /// (on huge pages: a 32GiB WindowPoSt partition's are 4 GB, and copied on one core after
+    /// growing a vector they were a large serial part of its witness).
+    fn extend_fields(&mut self, parts: &[&[Scalar]]) {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let start = self.fields.len();
+        self.fields.reserve_exact(total);
+        let spare = &mut self.fields.spare_capacity_mut()[..total];
+        const HUGE: usize = 1 << 21;
+        let (from, to) = (spare.as_ptr() as usize, spare.as_ptr() as usize + std::mem::size_of_val(spare));
+        let (from, to) = (from.next_multiple_of(HUGE), to / HUGE * HUGE);
+        if to > from {
+            crate::hostmem::advise_huge(from as *mut u8, to - from);
+        }
+        let mut slots = Vec::with_capacity(parts.len());
+        let mut rest = spare;
+        for p in parts {
+            let (slot, tail) = rest.split_at_mut(p.len());
+            slots.push((slot, *p));
+            rest = tail;
+        }
+        slots.into_par_iter().for_each(|(slot, part)| {
+            for (d, s) in slot.iter_mut().zip(part) {
+                d.write(*s);
+            }
+        });
+        // SAFETY: the slots split the first `total` spare elements among the parts, each as long
+        // as its part, and every slot was written above.
+        unsafe { self.fields.set_len(start + total) };
     }
 
     /// How many variables are booleans (the rest are field elements).
@@ -208,10 +246,13 @@ impl PackedWitness {
     /// `self` (the prefix) followed by `parts` in order.
     pub fn join(mut self, parts: Vec<WitnessPart>) -> PackedWitness {
         let bits: usize = parts.iter().map(|c| c.aux.len()).sum();
-        let fields: usize = parts.iter().map(|c| c.aux.fields().len()).sum();
-        self.aux.reserve(bits, fields);
+        self.aux.reserve(bits, 0);
+        for c in &parts {
+            self.aux.append_flags(&c.aux);
+        }
+        let fields: Vec<&[Scalar]> = parts.iter().map(|c| c.aux.fields()).collect();
+        self.aux.extend_fields(&fields);
         for c in parts {
-            self.aux.append(&c.aux);
             self.inputs.extend(c.inputs);
         }
         self

@@ -51,8 +51,10 @@ pub fn post_partition(sectors: &[PostSector]) -> PackedWitness {
     PackedWitness { inputs: vec![Scalar::ONE], aux: PackedAux::default() }.join(parts)
 }
 
-/// Each circuit sector's aux and inputs, in order: comm_r_last, comm_c and comm_r (inputized),
-/// Poseidon(comm_c, comm_r_last), then per opening its leaf and its path.
+/// The group's circuit sectors in order, each as parts that join into its aux and inputs: one
+/// for comm_r_last, comm_c and comm_r (inputized) and Poseidon(comm_c, comm_r_last), then one per
+/// opening, its leaf and its path (the path's packed index the input). Left as parts, the paths
+/// are copied once, into the partition's witness.
 pub fn sectors_in_group(group: &[PostSector]) -> Vec<WitnessPart> {
     let mut heads: Vec<PackedAux> = group
         .iter()
@@ -78,19 +80,12 @@ pub fn sectors_in_group(group: &[PostSector]) -> Vec<WitnessPart> {
         })
         .collect();
     let shapes: Vec<&[PathLevel]> = openings.iter().map(|o| &o.path[..]).collect();
-    let mut inputs = poseidon_inclusions(&mut paths, &leaves, &shapes).into_iter();
-    let mut paths = paths.iter();
-    group
-        .iter()
-        .zip(heads)
-        .map(|(s, mut aux)| {
-            let mut ins = Vec::with_capacity(1 + s.openings.len());
-            ins.push(s.comm_r);
-            for _ in &s.openings {
-                aux.append(paths.next().expect("a path per opening"));
-                ins.push(inputs.next().expect("an input per opening"));
-            }
-            WitnessPart { aux, inputs: ins }
-        })
-        .collect()
+    let inputs = poseidon_inclusions(&mut paths, &leaves, &shapes);
+    let mut paths = paths.into_iter().zip(inputs).map(|(aux, input)| WitnessPart { aux, inputs: vec![input] });
+    let mut parts = Vec::with_capacity(group.len() + openings.len());
+    for (s, head) in group.iter().zip(heads) {
+        parts.push(WitnessPart { aux: head, inputs: vec![s.comm_r] });
+        parts.extend(paths.by_ref().take(s.openings.len()));
+    }
+    parts
 }
