@@ -35,8 +35,6 @@ pub struct Poseidon {
     pub(super) pre_sparse_t: Vec<Vec<Scalar>>,
     /// Per partial round: the first column and the rest of the first row.
     pub(super) sparse: Vec<(Vec<Scalar>, Vec<Scalar>)>,
-    /// The same constants for eight hashes at once, made on first use ([`super::poseidon_lanes`]).
-    pub(super) lanes: OnceLock<super::poseidon_lanes::LaneConstants>,
 }
 
 fn transpose(m: &[Vec<Scalar>]) -> Vec<Vec<Scalar>> {
@@ -60,7 +58,6 @@ impl Poseidon {
             mds_t: transpose(&c.mds_matrices.m),
             pre_sparse_t: transpose(&c.pre_sparse_matrix),
             sparse: c.sparse_matrixes.iter().map(|s| (s.w_hat.clone(), s.v_rest.clone())).collect(),
-            lanes: OnceLock::new(),
         }
     }
 

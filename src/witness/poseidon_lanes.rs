@@ -5,7 +5,10 @@
 //! Why: a 32GiB WindowPoSt partition is 23,490 Merkle paths of arity-8 Poseidon hashes, about
 //! 2,000 field multiplications each, and its witness is mostly those multiplications. blst
 //! multiplies one pair at a time; IFMA multiplies eight. Without IFMA (or with
-//! `FILSNARK_CPU_AVX512=0`) [`Poseidon::hash_many`] hashes one at a time.
+//! `FILSNARK_CPU_AVX512=0`), and for a Poseidon other than [`Poseidon::arity`]'s,
+//! [`Poseidon::hash_many`] hashes one at a time.
+use std::sync::OnceLock;
+
 use blstrs::Scalar;
 
 use super::poseidon::{Layer, Poseidon};
@@ -20,7 +23,7 @@ type F8 = Lanes<5>;
 type Limbs = [u64; 5];
 
 /// A Poseidon's constants in the lanes' form.
-pub struct LaneConstants {
+struct LaneConstants {
     domain_tag: Limbs,
     round_constants: Vec<Limbs>,
     mds_t: Vec<Vec<Limbs>>,
@@ -42,6 +45,15 @@ impl LaneConstants {
     }
 }
 
+/// The lanes' constants of `p` when it is one of [`Poseidon::arity`]'s (made on first use).
+fn lane_constants(p: &Poseidon) -> Option<&'static LaneConstants> {
+    static TABLES: [OnceLock<LaneConstants>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let (k, arity) = [2, 8, 11].into_iter().enumerate().find(|&(_, a)| a + 1 == p.width)?;
+    let shared = Poseidon::arity(arity)?;
+    // SAFETY: only called where lanes::available() found AVX-512F and IFMA (hash_many).
+    std::ptr::eq(p, shared).then(|| TABLES[k].get_or_init(|| unsafe { LaneConstants::of(shared) }))
+}
+
 /// `x` in the lanes' form.
 #[target_feature(enable = "avx512f,avx512ifma")]
 unsafe fn ours(x: &Scalar) -> Limbs {
@@ -55,15 +67,13 @@ impl Poseidon {
     /// to `aux[i]`, as [`Poseidon::hash`] does one at a time; returns the hashes in order.
     pub fn hash_many(&self, aux: &mut [PackedAux], preimages: &[Vec<Scalar>]) -> Vec<Scalar> {
         assert_eq!(aux.len(), preimages.len(), "one aux per preimage");
-        if !lanes::available() {
+        let Some(c) = lanes::available().then(|| lane_constants(self)).flatten() else {
             return aux.iter_mut().zip(preimages).map(|(a, p)| self.hash(a, p)).collect();
-        }
-        // SAFETY: lanes::available() found AVX-512F and IFMA, here and for hash8 below.
-        let c = self.lanes.get_or_init(|| unsafe { LaneConstants::of(self) });
+        };
         let mut record = Vec::with_capacity(self.allocations());
         let mut out = Vec::with_capacity(preimages.len());
         for (a, p) in aux.chunks_mut(8).zip(preimages.chunks(8)) {
-            // SAFETY: as above.
+            // SAFETY: lanes::available() found AVX-512F and IFMA.
             out.extend(unsafe { self.hash8(c, a, p, &mut record) });
         }
         out
@@ -194,7 +204,8 @@ mod tests {
     use rand::SeedableRng;
 
     /// Every count of hashes from 1 to 17 (one to three batches, partial last lanes) of each
-    /// arity: the same hashes and the same allocations, lane by lane, as one at a time.
+    /// arity, on the lanes: the same hashes and the same allocations, lane by lane, as one at a
+    /// time.
     #[test]
     fn eight_lanes_allocate_what_one_hash_does() {
         if !lanes::available_for_test("eight_lanes_allocate_what_one_hash_does") {
@@ -203,6 +214,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         for arity in [2, 8, 11] {
             let p = Poseidon::arity(arity).unwrap();
+            assert!(lane_constants(p).is_some(), "arity {arity} is hashed on the lanes");
             for n in [1, 3, 8, 9, 17] {
                 let pre: Vec<Vec<Scalar>> =
                     (0..n).map(|_| (0..arity).map(|_| Scalar::random(&mut rng)).collect()).collect();
