@@ -17,20 +17,23 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"].startswith("gpu_"):
         print(m["target"]["name"], m["executable"])')
 rm -rf gpu-pack && mkdir -p gpu-pack
-# gzip: the travelling tree is capped at 64 MiB; gpu-run.sh unpacks into /tmp.
-objcopy --strip-debug target/release/filsnark gpu-pack/filsnark && gzip -9 gpu-pack/filsnark
+# Stripped of debug info and gzipped (the travelling tree is capped at 64 MiB; gpu-run.sh unpacks
+# into /tmp); a binary that is missing stops the script.
+t=${CARGO_TARGET_DIR:-target}/release
+pack() { objcopy --strip-debug "$1" "gpu-pack/$2"; gzip -9 "gpu-pack/$2"; }
+pack "$t/filsnark" filsnark
 # filecoin-proofs' verify_seal, the chain's judgement of proofs from synthetic c1.json there.
-objcopy --strip-debug target/release/examples/verify_seal gpu-pack/verify_seal && gzip -9 gpu-pack/verify_seal
+pack "$t/examples/verify_seal" verify_seal
 # filecoin-proofs' PoSt and SnapDeals verifiers, for synthetic post.json and snap.json there.
-objcopy --strip-debug target/release/examples/verify_post gpu-pack/verify_post && gzip -9 gpu-pack/verify_post
+pack "$t/examples/verify_post" verify_post
 # filecoin-proofs' own PoSt and SnapDeals provers (CPU), the comparator there (REF=1 in bench-post-snap-synthetic.sh).
-objcopy --strip-debug target/release/examples/reference_post gpu-pack/reference_post && gzip -9 gpu-pack/reference_post
+pack "$t/examples/reference_post" reference_post
 # SnarkPack aggregation against filecoin-proofs' (scripts/bench-aggregation.sh).
-objcopy --strip-debug target/release/examples/aggregate_bench gpu-pack/aggregate_bench && gzip -9 gpu-pack/aggregate_bench
+pack "$t/examples/aggregate_bench" aggregate_bench
 # filecoin-proofs' sealing of a 2KiB sector (an NI-PoRep c1.json there: c1 synth cannot make one).
-objcopy --strip-debug target/release/examples/seal_2kib gpu-pack/seal_2kib && gzip -9 gpu-pack/seal_2kib
+pack "$t/examples/seal_2kib" seal_2kib
 while read -r name exe; do
-  objcopy --strip-debug "$exe" "gpu-pack/$name" && gzip -9 "gpu-pack/$name"
+  pack "$exe" "$name"
 done <<< "$bins"
 git rev-parse HEAD > gpu-pack/COMMIT
 git status --short -- src/gpu src/bench ptx build.rs scripts/gen-ptx.py scripts/ptxgen scripts/ptx-check.sh scripts/gpu-pack.sh scripts/gpu-run.sh tests | sed 's/^/dirty: /' >> gpu-pack/COMMIT || true
