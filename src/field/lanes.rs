@@ -254,6 +254,12 @@ unsafe fn cios_window<const N: usize>(f: &Modulus<N>, a: &Lanes<N>, b: &Lanes<N>
         )*};
     }
     rows!(0 1 2 3 4 5 6 7);
+    top_half(&mut t)
+}
+
+/// The window's top N limbs, normalised: the reduced product.
+#[inline(always)]
+unsafe fn top_half<const N: usize>(t: &mut [__m512i; 16]) -> Lanes<N> {
     let mask = splat64(MASK52);
     for j in N..2 * N - 1 {
         t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
@@ -270,6 +276,13 @@ unsafe fn mul_row<const N: usize>(f: &Modulus<N>, t: &mut [__m512i; 16], i: usiz
         t[i + j] = _mm512_madd52lo_epu64(t[i + j], ai, b[j]);
         t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], ai, b[j]);
     }
+    reduce_row(f, t, i);
+}
+
+/// Row i's reduction: t += m·p·2^(52i), m making limb i a multiple of 2^52; its carry moves to
+/// limb i + 1.
+#[inline(always)]
+unsafe fn reduce_row<const N: usize>(f: &Modulus<N>, t: &mut [__m512i; 16], i: usize) {
     let m = _mm512_madd52lo_epu64(_mm512_setzero_si512(), t[i], splat64(f.m0));
     for j in 0..N {
         t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, splat64(f.p[j]));
@@ -331,22 +344,12 @@ pub unsafe fn sqr_lazy<const N: usize>(f: &Modulus<N>, a: &Lanes<N>) -> Lanes<N>
     macro_rules! reduce {
         ($i:literal) => {
             if $i < N {
-                let m = _mm512_madd52lo_epu64(_mm512_setzero_si512(), t[$i], splat64(f.m0));
-                for j in 0..N {
-                    t[$i + j] = _mm512_madd52lo_epu64(t[$i + j], m, splat64(f.p[j]));
-                    t[$i + j + 1] = _mm512_madd52hi_epu64(t[$i + j + 1], m, splat64(f.p[j]));
-                }
-                t[$i + 1] = _mm512_add_epi64(t[$i + 1], _mm512_srli_epi64(t[$i], 52));
+                reduce_row(f, &mut t, $i);
             }
         };
     }
     each_row!(reduce);
-    let mask = splat64(MASK52);
-    for j in N..2 * N - 1 {
-        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srli_epi64(t[j], 52));
-        t[j] = _mm512_and_si512(t[j], mask);
-    }
-    Lanes(per_limb!(N, |j| t[N + j]))
+    top_half(&mut t)
 }
 
 /// a + b mod p.
