@@ -19,7 +19,7 @@
 //! - [`gpu`]     — CUDA driver runtime (cudarc), embedded PTX modules, kernel launchers.
 //! - [`setup`]   — `params setup`: INSECURE test parameters in the official format.
 //! - [`output`]  — atomic writes, output-path checks, interrupts, panics as errors;
-//!   [`hostmem`] — huge-page advice for large host buffers.
+//!   [`hostmem`] — large host buffers: huge-page advice, spent vectors kept for reuse.
 //! - [`pipeline`] — partitions through the host lock and the device locks, memory budget, timings.
 //! - [`bench`]   — `bench porep|window-post|winning-post|snap`: the report (JSON, tables) and the
 //!   SVG timeline.

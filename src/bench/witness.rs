@@ -2,7 +2,8 @@
 //! witness and the compiled constraints' evaluation against the crates' gadget synthesis — in
 //! wall time and in CPU time (core-seconds, every thread of the process), with the two
 //! assignments checked equal. The compiled shape is loaded (or compiled and cached) before the
-//! clocks start.
+//! clocks start. With several runs, each run after the first reuses the memory the one before
+//! gave back ([`crate::hostmem::SCALARS`]), as the pipeline's later partitions do.
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
@@ -18,10 +19,10 @@ use crate::input::{C1Input, PostInput, SectorIdentity};
 pub struct WitnessTimes {
     pub aux: usize,
     pub constraints: usize,
-    /// Native witness: wall, CPU.
-    pub native: (f64, f64),
-    /// Evaluation of A·z, B·z, C·z: wall, CPU.
-    pub evaluation: (f64, f64),
+    /// Native witness, per run: wall, CPU.
+    pub native: Vec<(f64, f64)>,
+    /// Evaluation of A·z, B·z, C·z, per run: wall, CPU.
+    pub evaluation: Vec<(f64, f64)>,
     /// Gadget synthesis: wall, CPU (None when skipped).
     pub gadgets: Option<(f64, f64)>,
 }
@@ -45,7 +46,7 @@ fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<((f64, f64), T)> {
 
 /// Measures partition `partition` of `c1`; `gadgets` also runs the gadget synthesis and checks
 /// that both paths give the same assignment.
-pub fn run(c1: &C1Input, sector: &SectorIdentity, partition: usize, gadgets: bool) -> Result<WitnessTimes> {
+pub fn run(c1: &C1Input, sector: &SectorIdentity, partition: usize, runs: u32, gadgets: bool) -> Result<WitnessTimes> {
     let circuits = circuits_from_c1(c1, sector)?;
     ensure!(
         partition < circuits.num_partitions(),
@@ -57,11 +58,11 @@ pub fn run(c1: &C1Input, sector: &SectorIdentity, partition: usize, gadgets: boo
         bail!("the native witness does not know the {} shape of {}", c1.kind.name(), c1.path.display());
     }
     let base = ConstraintCache::global().porep(c1.kind)?;
-    measure(&PorepProof(circuits), base, partition, gadgets)
+    measure(&PorepProof(circuits), base, partition, runs, gadgets)
 }
 
 /// Measures partition `partition` of a post.json (its vanilla proofs checked first, untimed).
-pub fn run_post(input: &PostInput, partition: usize, gadgets: bool) -> Result<WitnessTimes> {
+pub fn run_post(input: &PostInput, partition: usize, runs: u32, gadgets: bool) -> Result<WitnessTimes> {
     let circuits = crate::post::check(input)?;
     ensure!(
         partition < circuits.num_partitions(),
@@ -70,19 +71,37 @@ pub fn run_post(input: &PostInput, partition: usize, gadgets: bool) -> Result<Wi
         circuits.num_partitions()
     );
     let base = ConstraintCache::global().post(input.public.registered)?;
-    measure(circuits.as_ref(), base, partition, gadgets)
+    measure(circuits.as_ref(), base, partition, runs, gadgets)
 }
 
-fn measure(circuits: &dyn ProofCircuits, base: Arc<Compiled>, partition: usize, gadgets: bool) -> Result<WitnessTimes> {
-    let (native, w) = timed(|| circuits.native_witness(partition).expect("a native shape"))?;
-    let compiled = match base.challenges_for_aux(w.aux.len()) {
-        Some(n) if n != base.challenges => Arc::new(base.with_challenges(n)?),
-        _ => base,
-    };
-    let (evaluation, asg) = timed(|| evaluate(&compiled, &w))?;
+fn measure(
+    circuits: &dyn ProofCircuits,
+    base: Arc<Compiled>,
+    partition: usize,
+    runs: u32,
+    gadgets: bool,
+) -> Result<WitnessTimes> {
+    let (mut native, mut evaluation) = (Vec::new(), Vec::new());
+    let mut last: Option<Assignment> = None;
+    for _ in 0..runs {
+        if let Some(asg) = last.take() {
+            asg.recycle();
+        }
+        let (t, w) = timed(|| circuits.native_witness(partition).expect("a native shape"))?;
+        native.push(t);
+        let compiled = match base.challenges_for_aux(w.aux.len()) {
+            Some(n) if n != base.challenges => Arc::new(base.with_challenges(n)?),
+            _ => base.clone(),
+        };
+        let (t, asg) = timed(|| evaluate(&compiled, &w))?;
+        evaluation.push(t);
+        // The witness is freed, not kept: as in the pipeline (hostmem::SCALARS says why).
+        drop(w);
+        last = Some(asg);
+    }
+    let asg = last.expect("at least one run");
     let (aux, constraints) = (asg.aux.len(), asg.num_constraints());
     let gadgets = if gadgets {
-        drop(w);
         let (t, reference) = timed(|| circuits.synthesize(partition))?;
         same(&asg, &reference)?;
         Some(t)
@@ -116,14 +135,20 @@ fn same(native: &Assignment, gadgets: &Assignment) -> Result<()> {
 pub fn table(t: &WitnessTimes) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "partition: {} constraints, {} aux", t.constraints, t.aux);
-    let _ = writeln!(s, "{:<22} {:>9} {:>12}", "stage", "wall s", "core-s");
+    let _ = writeln!(s, "{:<32} {:>9} {:>12}", "stage", "wall s", "core-s");
     let row = |s: &mut String, name: &str, (w, c): (f64, f64)| {
-        let _ = writeln!(s, "{name:<22} {w:>9.3} {c:>12.2}");
+        let _ = writeln!(s, "{name:<32} {w:>9.3} {c:>12.2}");
     };
-    row(&mut s, "native witness", t.native);
-    row(&mut s, "evaluation (A·z B·z C·z)", t.evaluation);
-    let total = (t.native.0 + t.evaluation.0, t.native.1 + t.evaluation.1);
-    row(&mut s, "native total", total);
+    let runs = t.native.len();
+    for (k, (&native, &evaluation)) in t.native.iter().zip(&t.evaluation).enumerate() {
+        let run = if runs > 1 { format!(", run {}", k + 1) } else { String::new() };
+        row(&mut s, &format!("native witness{run}"), native);
+        row(&mut s, &format!("evaluation (A·z B·z C·z){run}"), evaluation);
+        row(&mut s, &format!("native total{run}"), (native.0 + evaluation.0, native.1 + evaluation.1));
+    }
+    // The gadgets are compared with the last run.
+    let (native, evaluation) = (t.native[runs - 1], t.evaluation[runs - 1]);
+    let total = (native.0 + evaluation.0, native.1 + evaluation.1);
     if let Some(g) = t.gadgets {
         row(&mut s, "gadget synthesis", g);
         let _ = writeln!(

@@ -8,6 +8,7 @@ use blstrs::Scalar;
 use ff::Field;
 
 use super::Density;
+use crate::hostmem::SCALARS;
 
 /// Everything the prover needs from one synthesized circuit.
 #[derive(Clone)]
@@ -27,6 +28,13 @@ pub struct Assignment {
 impl Assignment {
     pub fn num_constraints(&self) -> usize {
         self.a.len()
+    }
+
+    /// Gives the large vectors' memory back for the next partition ([`SCALARS`]).
+    pub fn recycle(self) {
+        for v in [self.aux, self.a, self.b, self.c] {
+            SCALARS.give(v);
+        }
     }
 
     /// The scalars of the `a` query, in point order: every input, then the aux variables that

@@ -69,7 +69,7 @@ docs/bench-json.md (schema filsnark-bench-porep, version 2); --timeline draws ea
     /// One PoRep or PoSt partition's host stage both ways: the native witness and the compiled
     /// constraints' evaluation against the crates' gadget synthesis, wall time and core-seconds, checked equal.
     #[command(
-        after_help = "Examples:\n  filsnark bench witness                         # the built-in 2KiB sample\n  filsnark bench witness --c1 c1-32gib.json --partition 9\n  filsnark bench witness --c1 c1-32gib.json --skip-gadgets   # the native path only\n  filsnark bench witness --window-post post-32gib.json       # a WindowPoSt partition\n\nA 32GiB partition's assignment takes ~17 GB of host memory, twice that with the gadget comparison.\nThe shape's compiled constraints are loaded (or compiled and cached) before the clocks start."
+        after_help = "Examples:\n  filsnark bench witness                         # the built-in 2KiB sample\n  filsnark bench witness --c1 c1-32gib.json --partition 9\n  filsnark bench witness --c1 c1-32gib.json --skip-gadgets   # the native path only\n  filsnark bench witness --window-post post-32gib.json       # a WindowPoSt partition\n  filsnark bench witness --window-post post-32gib.json --skip-gadgets --runs 3\n\nA 32GiB partition's assignment takes ~17 GB of host memory, twice that with the gadget comparison.\nThe shape's compiled constraints are loaded (or compiled and cached) before the clocks start."
     )]
     Witness(WitnessBenchArgs),
 }
@@ -93,6 +93,10 @@ pub struct WitnessBenchArgs {
     /// Time only the native path (no gadget synthesis, no comparison)
     #[arg(long)]
     skip_gadgets: bool,
+    /// Make the native witness and evaluate it this many times; from the second run on into the
+    /// memory the run before gave back, as the pipeline's later partitions do
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    runs: u32,
 }
 
 #[derive(Args)]
@@ -256,12 +260,15 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
                 _ => None,
             };
             if let Some(input) = post {
-                print!("{}", bench::witness::table(&bench::witness::run_post(&input, w.partition, !w.skip_gadgets)?));
+                print!(
+                    "{}",
+                    bench::witness::table(&bench::witness::run_post(&input, w.partition, w.runs, !w.skip_gadgets)?)
+                );
                 return Ok(());
             }
             let c1 = load_c1(w.c1.as_deref())?;
             let sector = w.id.sector(&c1)?;
-            let times = bench::witness::run(&c1, &sector, w.partition, !w.skip_gadgets)?;
+            let times = bench::witness::run(&c1, &sector, w.partition, w.runs, !w.skip_gadgets)?;
             print!("{}", bench::witness::table(&times));
             return Ok(());
         }

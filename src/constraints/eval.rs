@@ -21,6 +21,7 @@ use super::compiled::{Block, Compiled, Csr};
 use super::limbs::{self, Fr4};
 use crate::circuit::r1cs::INPUT_FLAG;
 use crate::circuit::Assignment;
+use crate::hostmem::SCALARS;
 use crate::witness::PackedWitness;
 
 /// A·z, B·z, C·z, one per constraint (the `input_i · 0 = 0` rows last).
@@ -55,7 +56,7 @@ const CHUNK: usize = 1 << 13;
 pub fn evaluate_abc(compiled: &Compiled, w: &PackedWitness) -> Result<Abc> {
     let z = Z::new(compiled, w)?;
     let n = compiled.num_constraints();
-    let (mut a, mut b, mut c) = (huge_vec(n), huge_vec(n), huge_vec(n));
+    let (mut a, mut b, mut c) = (SCALARS.take(n), SCALARS.take(n), SCALARS.take(n));
     {
         let (sa, sb, sc) =
             (&mut a.spare_capacity_mut()[..n], &mut b.spare_capacity_mut()[..n], &mut c.spare_capacity_mut()[..n]);
@@ -74,19 +75,6 @@ pub fn evaluate_abc(compiled: &Compiled, w: &PackedWitness) -> Result<Abc> {
         c.set_len(n);
     }
     Ok(Abc { a, b, c })
-}
-
-/// Room for `n` scalars, huge pages asked for: the outputs are written once, front to back,
-/// and with 4 KiB pages a third of the evaluation went to page faults.
-fn huge_vec(n: usize) -> Vec<Scalar> {
-    const HUGE: usize = 1 << 21;
-    let mut v: Vec<Scalar> = Vec::with_capacity(n);
-    let start = v.as_mut_ptr() as usize;
-    let (from, to) = (start.next_multiple_of(HUGE), (start + n * std::mem::size_of::<Scalar>()) / HUGE * HUGE);
-    if to > from {
-        crate::hostmem::advise_huge(from as *mut u8, to - from);
-    }
-    v
 }
 
 /// Evaluates rows `first..first + out.len()` into `out` (A, B, C), in stretches that lie in
@@ -367,7 +355,7 @@ impl<'a> Z<'a> {
     /// Every aux value as a scalar, in order.
     fn aux_scalars(&self) -> Vec<Scalar> {
         const WORDS: usize = 1 << 10;
-        let mut out = Vec::with_capacity(self.len);
+        let mut out = SCALARS.take(self.len);
         out.spare_capacity_mut()[..self.len].par_chunks_mut(64 * WORDS).enumerate().for_each(|(k, chunk)| {
             for (i, slot) in chunk.iter_mut().enumerate() {
                 let v = match self.aux(k * 64 * WORDS + i) {

@@ -388,9 +388,12 @@ impl Stages for ProofStages<'_> {
     }
 
     fn finish(&self, job: &Job, (proved, constraints, host): (Proved, usize, HostTimings), rec: &Record) -> Result<()> {
-        // The device lock is free by now: the assignment's memory goes back here, off it.
+        // The device lock is free by now: the assignment's memory goes back here, off it, kept
+        // for the next partition's.
         let Proved { proof: p, timings, spent } = proved;
-        drop(spent);
+        if let Some(asg) = spent {
+            asg.recycle();
+        }
         let input = &self.plan.inputs[job.input];
         let inputs = input.circuits.public_inputs(job.partition)?;
         if !input.pvk.verify(&p, &inputs)? {

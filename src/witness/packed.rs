@@ -6,6 +6,8 @@ use blstrs::Scalar;
 use ff::{Field, PrimeField};
 use rayon::prelude::*;
 
+use crate::hostmem::SCALARS;
+
 /// The aux half of a witness.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PackedAux {
@@ -103,19 +105,18 @@ impl PackedAux {
     }
 
     /// Appends the field values of `parts` in order, copied on every core into room made once
-    /// (on huge pages: a 32GiB WindowPoSt partition's are 4 GB, and copied on one core after
-    /// growing a vector they were a large serial part of its witness).
+    /// (a spent partition's, else new on huge pages: a 32GiB WindowPoSt partition's are 4 GB,
+    /// and copied on one core after growing a vector they were a large serial part of its
+    /// witness).
     fn extend_fields(&mut self, parts: &[&[Scalar]]) {
         let total: usize = parts.iter().map(|p| p.len()).sum();
         let start = self.fields.len();
-        self.fields.reserve_exact(total);
-        let spare = &mut self.fields.spare_capacity_mut()[..total];
-        const HUGE: usize = 1 << 21;
-        let (from, to) = (spare.as_ptr() as usize, spare.as_ptr() as usize + std::mem::size_of_val(spare));
-        let (from, to) = (from.next_multiple_of(HUGE), to / HUGE * HUGE);
-        if to > from {
-            crate::hostmem::advise_huge(from as *mut u8, to - from);
+        if self.fields.capacity() < start + total {
+            let mut room = SCALARS.take(start + total);
+            room.extend_from_slice(&self.fields);
+            self.fields = room;
         }
+        let spare = &mut self.fields.spare_capacity_mut()[..total];
         let mut slots = Vec::with_capacity(parts.len());
         let mut rest = spare;
         for p in parts {
@@ -243,6 +244,11 @@ pub struct WitnessPart {
 }
 
 impl PackedWitness {
+    /// Gives the field values' memory back for the next partition ([`SCALARS`]).
+    pub fn recycle(self) {
+        SCALARS.give(self.aux.fields);
+    }
+
     /// `self` (the prefix) followed by `parts` in order.
     pub fn join(mut self, parts: Vec<WitnessPart>) -> PackedWitness {
         let bits: usize = parts.iter().map(|c| c.aux.len()).sum();

@@ -21,13 +21,7 @@ pub const MIN_POINTS: usize = 1 << 11;
 /// for the points, their pages go straight back to it, instead of the MSM's coming from memory the
 /// VM host has reclaimed (slow to fault in).
 pub fn huge_vec<T: Copy + Send + Sync>(len: usize, fill: T) -> Vec<T> {
-    let mut v = Vec::with_capacity(len);
-    const HUGE: usize = 1 << 21;
-    let start = v.as_mut_ptr() as usize;
-    let (a, b) = (start.next_multiple_of(HUGE), (start + len * std::mem::size_of::<T>()) / HUGE * HUGE);
-    if b > a {
-        crate::hostmem::advise_huge(a as *mut u8, b - a);
-    }
+    let mut v = crate::hostmem::with_huge_capacity(len);
     // Filled on every core: each first touch of a page is a fault.
     use rayon::prelude::*;
     v.spare_capacity_mut().par_chunks_mut(1 << 14).for_each(|c| c.fill(std::mem::MaybeUninit::new(fill)));
