@@ -34,7 +34,7 @@ pub fn advise_huge(ptr: *mut u8, len: usize) {
 }
 
 /// Huge pages asked for over the spare capacity of `v` (the whole 2 MiB pages inside it).
-pub fn advise_huge_spare<T>(v: &mut Vec<T>) {
+fn advise_huge_spare<T>(v: &mut Vec<T>) {
     const HUGE: usize = 1 << 21;
     let spare = v.spare_capacity_mut();
     let from = spare.as_ptr() as usize;
