@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use bellperson::{ConstraintSystem, SynthesisError};
 use blstrs::Scalar;
+use ff::Field;
 
 use super::coeff;
 use super::*;
@@ -217,7 +218,29 @@ fn porep_8mib_evaluates_as_synthesis() {
 
 #[test]
 fn porep_512mib_evaluates_as_synthesis() {
-    check_small(PorepKind::S512MiB, &*synthetic_circuits(PorepKind::S512MiB));
+    let circuits = synthetic_circuits(PorepKind::S512MiB);
+    check_small(PorepKind::S512MiB, &*circuits);
+    reused_vectors_evaluate_as_synthesis(PorepKind::S512MiB, &*circuits);
+}
+
+/// A partition evaluated into the vectors a spent assignment gave back (`hostmem::SCALARS`),
+/// each overwritten with ONE first, evaluates as synthesis: every slot is written anew. The
+/// 512MiB vectors (141 MB) are large enough to be kept.
+fn reused_vectors_evaluate_as_synthesis(kind: PorepKind, circuits: &dyn CircuitsDyn) {
+    let c = compiled(kind);
+    let want = circuits.synthesize(0).unwrap();
+    let w = packed(&want);
+    let mut spent = evaluate(&c, &w).unwrap();
+    let mut given = Vec::new();
+    for v in [&mut spent.aux, &mut spent.a, &mut spent.b, &mut spent.c] {
+        v.fill(Scalar::ONE);
+        given.push(v.as_ptr());
+    }
+    spent.recycle();
+    let again = evaluate(&c, &w).unwrap();
+    let reused = [&again.aux, &again.a, &again.b, &again.c].iter().filter(|v| given.contains(&v.as_ptr())).count();
+    assert!(reused > 0, "no kept vector was reused");
+    assert_same_assignment(&again, &want, &format!("{} partition 0, reused vectors", kind.name()));
 }
 
 /// Partition 9 of a synthetic 32GiB c1 cut to its challenges 0, 1 and 17 (the last):
